@@ -1,0 +1,38 @@
+"""mcts_bot: Monte Carlo Tree Search for botbowl.
+
+`import mcts_bot` registers the bot with botbowl, so `botbowl.make_bot("mcts")` works, and also
+`"mcts-vanilla"` (the seed's settings) for comparisons.
+"""
+from functools import partial
+
+import botbowl
+
+from mcts_bot.actions import legal_actions
+from mcts_bot.agent import MCTSBot
+from mcts_bot.hashing import game_state_hash
+from mcts_bot.heuristics import material_heuristic
+from mcts_bot.nodes import ActionNode, ChanceNode
+from mcts_bot.policies import botbowl_order, most_visited, random_rollout_policy, shuffled_order, ucb1
+from mcts_bot.presets import PRESETS, Preset, configure, get_preset
+from mcts_bot.render import to_xml
+from mcts_bot.search import Budget, SearchResult, SearchStats, run_search, search
+
+__all__ = [
+    "ActionNode", "Budget", "ChanceNode", "MCTSBot", "PRESETS", "Preset", "SearchResult", "SearchStats",
+    "botbowl_order", "configure", "game_state_hash", "get_preset", "legal_actions", "material_heuristic",
+    "most_visited", "random_rollout_policy", "run_search", "search", "shuffled_order", "to_xml", "ucb1",
+]
+
+BOT_NAMES = {"mcts": MCTSBot}
+BOT_NAMES.update({f"mcts-{name}": partial(MCTSBot, preset=name) for name in PRESETS if name != "default"})
+
+
+def _register() -> None:
+    """Register each name once: botbowl's registry raises on a second registration (e.g. a reload)."""
+    registered = set(botbowl.list_bots())
+    for name, factory in BOT_NAMES.items():
+        if name not in registered:
+            botbowl.register_bot(name, factory)
+
+
+_register()

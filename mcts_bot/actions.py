@@ -1,0 +1,80 @@
+"""Which actions the search considers, and the one rule for stepping them.
+
+botbowl offers actions as `ActionChoice`s (a type with lists of players and/or positions). The tree
+needs concrete `Action`s: one per (type, player), per (type, position), or the bare type.
+
+Left out of the tree:
+- `PLACE_PLAYER`: hand placement of single players; the formation actions (`SETUP_*`) cover set-up.
+- `END_SETUP`: it follows a formation action at once (see `step`), so it is never a choice of its own.
+- `UNDO`: botbowl offers it only to human agents, and the search copy marks both agents human;
+  the real game never offers it to a bot.
+"""
+from __future__ import annotations
+
+from typing import List, Optional
+
+import botbowl
+from botbowl.core import Action, ActionType
+
+EXCLUDED_TYPES = frozenset({ActionType.PLACE_PLAYER, ActionType.END_SETUP, ActionType.UNDO})
+FORMATION_TYPES = frozenset(t for t in ActionType if t.name.startswith("SETUP_FORMATION_"))
+
+
+def is_formation(action: Action) -> bool:
+    """True for the built-in formation actions (`SETUP_FORMATION_*`)."""
+    return action.action_type in FORMATION_TYPES
+
+
+def legal_actions(game: botbowl.Game) -> List[Action]:
+    """The concrete actions the search may choose in the game's current state, in botbowl's order."""
+    actions = []
+    for choice in game.get_available_actions():
+        if choice.action_type in EXCLUDED_TYPES:
+            continue
+        if choice.players:
+            actions.extend(Action(choice.action_type, player=player) for player in choice.players)
+        elif choice.positions:
+            actions.extend(Action(choice.action_type, position=position) for position in choice.positions)
+        else:
+            actions.append(Action(choice.action_type))
+    return actions
+
+
+def end_setup_follow_up(game: botbowl.Game, action: Action) -> Optional[Action]:
+    """`END_SETUP` if `action` was a formation and botbowl now accepts the set-up, else None.
+
+    This is the single home of the formation -> END_SETUP rule: the search, the rollouts and the
+    agent's play all ask here.
+    """
+    if not is_formation(action) or game.state.game_over:
+        return None
+    if not any(choice.action_type == ActionType.END_SETUP for choice in game.state.available_actions):
+        return None
+    team = game.active_team
+    if team is None or not game.is_setup_legal(team):
+        return None
+    return Action(ActionType.END_SETUP)
+
+
+def step(game: botbowl.Game, action: Action) -> None:
+    """Step `action` in `game`, followed by `END_SETUP` when it was a formation."""
+    game.step(action)
+    follow_up = end_setup_follow_up(game, action)
+    if follow_up is not None:
+        game.step(follow_up)
+
+
+def is_available(game: botbowl.Game, action: Action) -> bool:
+    """Whether botbowl would accept `action` now (same test as botbowl's own `_is_action_allowed`)."""
+    for choice in game.state.available_actions:
+        if choice.action_type != action.action_type:
+            continue
+        if choice.players and len(choice.players) > 1 and action.player not in choice.players:
+            return False
+        if choice.positions and action.position not in choice.positions:
+            # botbowl fills in the position from the player when only a player was given
+            if not (action.position is None and action.player is not None and not choice.players
+                    and action.player.position in choice.positions):
+                return False
+        return True
+    return False

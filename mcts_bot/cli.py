@@ -1,0 +1,78 @@
+"""Argument parsing shared by the scripts: each flag is defined and checked in one place."""
+from __future__ import annotations
+
+import argparse
+from mcts_bot.games import BOARD_SIZES
+from mcts_bot.presets import PRESETS
+from mcts_bot.search import Budget
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text} must be greater than 0")
+    return value
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text} must be at least 1")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} must be 0 or more")
+    return value
+
+
+def board_size(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value not in BOARD_SIZES:
+        raise argparse.ArgumentTypeError(
+            f"unknown board size {text!r}: choose one of {', '.join(map(str, BOARD_SIZES))}")
+    return value
+
+
+def preset_name(text: str) -> str:
+    if text not in PRESETS:
+        raise argparse.ArgumentTypeError(f"unknown preset {text!r}: choose one of {', '.join(sorted(PRESETS))}")
+    return text
+
+
+def add_budget_arguments(parser: argparse.ArgumentParser, default: Budget) -> None:
+    """--seconds and --iterations; `default` applies when neither is given."""
+    group = parser.add_argument_group("search budget per decision (the search stops at whichever comes first; "
+                                      f"default: {describe_budget(default)})")
+    group.add_argument("--seconds", type=positive_float, help="seconds per decision")
+    group.add_argument("--iterations", type=positive_int, help="iterations per decision")
+    parser.set_defaults(default_budget=default)
+
+
+def budget_from_args(args: argparse.Namespace) -> Budget:
+    if args.seconds is None and args.iterations is None:
+        return args.default_budget
+    return Budget(seconds=args.seconds, iterations=args.iterations)
+
+
+def describe_budget(budget: Budget) -> str:
+    parts = []
+    if budget.seconds is not None:
+        parts.append(f"{budget.seconds:g} s")
+    if budget.iterations is not None:
+        parts.append(f"{budget.iterations} iterations")
+    return " or ".join(parts) + " per decision"

@@ -1,0 +1,126 @@
+"""The search tree: ActionNodes (someone chooses) alternating with ChanceNodes (an action's random outcomes).
+
+Nodes store no game state: the search re-creates a node's state by stepping the actions on the
+path from the root. Values are always from the searching team's point of view, in [0, 1]; a node
+belonging to the opponent is minimised by the tree policy, not stored negated.
+
+Statistics are running sums, `visits` and `total_value`: constant time and memory per visit.
+"""
+from __future__ import annotations
+
+from typing import Dict, Iterator, List, Optional
+
+from botbowl.core import Action
+
+
+class ActionNode:
+    """A game state where one team chooses among `actions`.
+
+    `children` holds one ChanceNode per action tried so far, in the order they were tried; the
+    actions still untried are `actions[len(children):]`, so the expansion order is the order of
+    `actions` (a preset's action ordering decides it).
+    """
+
+    __slots__ = ("key", "actions", "children", "is_opponent", "terminal", "visits", "total_value")
+
+    def __init__(self, key: int, actions: List[Action], is_opponent: bool, terminal: bool):
+        self.key = key
+        self.actions = actions
+        self.children: List[ChanceNode] = []
+        self.is_opponent = is_opponent
+        self.terminal = terminal
+        self.visits = 0
+        self.total_value = 0.0
+
+    @property
+    def value(self) -> float:
+        """Mean value of the visits, from the searching team's point of view (0.5 when unvisited)."""
+        return self.total_value / self.visits if self.visits else 0.5
+
+    @property
+    def is_leaf(self) -> bool:
+        """True when the search cannot go below this node: the game is over or nothing can be chosen."""
+        return self.terminal or not self.actions
+
+    def is_fully_expanded(self) -> bool:
+        return len(self.children) == len(self.actions)
+
+    def next_untried(self) -> Action:
+        return self.actions[len(self.children)]
+
+    def child(self, action: Action) -> Optional["ChanceNode"]:
+        """The child for an action equal to `action` (same type, player id and square), if tried."""
+        for child in self.children:
+            if same_action(child.action, action):
+                return child
+        return None
+
+    def visit(self, value: float) -> None:
+        self.visits += 1
+        self.total_value += value
+
+    def __repr__(self) -> str:
+        side = "min" if self.is_opponent else "max"
+        return f"ActionNode({side}, visits={self.visits}, value={self.value:.3f}, actions={len(self.actions)})"
+
+
+class ChanceNode:
+    """An action taken in its parent's state; `outcomes` maps each resulting state's hash to its ActionNode.
+
+    It keeps its parent's side (`is_opponent`) rather than a parent pointer, so the tree has no
+    reference cycles and is freed the moment the search lets go of its root.
+    """
+
+    __slots__ = ("action", "is_opponent", "outcomes", "visits", "total_value")
+
+    def __init__(self, action: Action, is_opponent: bool):
+        self.action = action
+        self.is_opponent = is_opponent
+        self.outcomes: Dict[int, ActionNode] = {}
+        self.visits = 0
+        self.total_value = 0.0
+
+    @property
+    def value(self) -> float:
+        return self.total_value / self.visits if self.visits else 0.5
+
+    def visit(self, value: float) -> None:
+        self.visits += 1
+        self.total_value += value
+
+    def __repr__(self) -> str:
+        return f"ChanceNode({describe_action(self.action)}, visits={self.visits}, value={self.value:.3f})"
+
+
+def same_action(a: Action, b: Action) -> bool:
+    """Equal type, player (by id) and square: Action has no __eq__, and players/squares differ across copies."""
+    if a.action_type != b.action_type:
+        return False
+    pa = a.player.player_id if a.player is not None else None
+    pb = b.player.player_id if b.player is not None else None
+    if pa != pb:
+        return False
+    qa, qb = a.position, b.position
+    if qa is None or qb is None:
+        return qa is qb
+    return qa.x == qb.x and qa.y == qb.y
+
+
+def describe_action(action: Action) -> str:
+    """A short readable form: `MOVE (4,2)`, `START_BLITZ #3 Blitzer`."""
+    text = action.action_type.name
+    if action.player is not None:
+        text += f" #{action.player.nr} {action.player.role.name}"
+    if action.position is not None:
+        text += f" ({action.position.x},{action.position.y})"
+    return text
+
+
+def iter_action_nodes(root: ActionNode) -> Iterator[ActionNode]:
+    """Every ActionNode of the tree, root first (iterative: trees can be deep)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in node.children:
+            stack.extend(child.outcomes.values())

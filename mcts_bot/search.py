@@ -1,0 +1,271 @@
+"""The search loop: select, expand, (roll out), evaluate, back up, on a private copy of the game.
+
+The real game is never touched. The search deep-copies it once, enables botbowl's forward model on
+the copy, and every iteration steps the copy forward from the root and reverts it afterwards, in a
+`finally`, so that no exception can leave the copy half-stepped.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from contextlib import contextmanager
+from copy import deepcopy
+from dataclasses import dataclass
+from typing import Iterator, List, Optional, Union
+
+import botbowl
+import numpy as np
+from botbowl.core import Action, Agent
+
+from mcts_bot import actions as game_actions
+from mcts_bot.hashing import game_state_hash
+from mcts_bot.nodes import ActionNode, ChanceNode
+from mcts_bot.presets import Preset, configure
+
+logger = logging.getLogger("mcts_bot")
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How long one search may run: it stops at whichever limit comes first."""
+
+    seconds: Optional[float] = None
+    iterations: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        if self.seconds is None and self.iterations is None:
+            raise ValueError("no search budget: give seconds (e.g. seconds=1.0) and/or iterations (e.g. iterations=200)")
+        if self.seconds is not None and not self.seconds > 0:
+            raise ValueError(f"seconds must be a positive number, got {self.seconds!r}")
+        if self.iterations is not None and (isinstance(self.iterations, bool) or not isinstance(self.iterations, int)
+                                            or self.iterations < 1):
+            raise ValueError(f"iterations must be a positive integer, got {self.iterations!r}")
+
+
+@dataclass(frozen=True)
+class SearchStats:
+    """What one search did.
+
+    `seconds` is the whole search, `copy_seconds` the part spent copying the game before the first
+    iteration, and `botbowl_seconds` the part spent inside botbowl's step and revert; the rest is
+    the search's own work (selection, hashing, node creation, evaluation, backup).
+    """
+
+    iterations: int
+    seconds: float
+    copy_seconds: float
+    botbowl_seconds: float
+    nodes: int
+    depth_min: int
+    depth_max: int
+    depth_mean: float
+    error: Optional[str] = None
+
+    @property
+    def iterations_per_second(self) -> float:
+        return self.iterations / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def botbowl_share(self) -> float:
+        """The share of the iterations' time (the copy left out) spent inside botbowl."""
+        iterating = self.seconds - self.copy_seconds
+        return self.botbowl_seconds / iterating if iterating > 0 else 0.0
+
+    def __str__(self) -> str:
+        text = (f"{self.iterations} iterations in {self.seconds:.2f} s ({self.iterations_per_second:.0f}/s, "
+                f"{100 * self.botbowl_share:.0f}% of it in botbowl, copy {1000 * self.copy_seconds:.0f} ms), {self.nodes} nodes, "
+                f"depth {self.depth_min}/{self.depth_mean:.1f}/{self.depth_max} (min/mean/max)")
+        return text if self.error is None else f"{text}, stopped by {self.error}"
+
+
+@dataclass
+class SearchResult:
+    root: ActionNode
+    stats: SearchStats
+
+
+def private_copy(game: botbowl.Game, seed: int) -> botbowl.Game:
+    """A deep copy of `game` for searching: forward model on, both agents human, its own dice.
+
+    The agents are replaced by human placeholders with the same ids, so the copy does not drag the
+    bots (and their trees) along and never calls them. The ruleset, the arena and the (immutable)
+    report objects are shared rather than copied: they are only read.
+    """
+    memo = {
+        id(game.home_agent): Agent(game.home_agent.name, human=True, agent_id=game.home_agent.agent_id),
+        id(game.away_agent): Agent(game.away_agent.name, human=True, agent_id=game.away_agent.agent_id),
+        id(game.ruleset): game.ruleset,
+        id(game.arena): game.arena,
+        id(game.state.reports): list(game.state.reports),
+    }
+    if game.replay is not None:
+        memo[id(game.replay)] = None
+    copy = deepcopy(game, memo)
+    copy.config.competition_mode = False  # no clocks in the search
+    copy.config.fast_mode = True  # step() runs on until someone must choose
+    copy.config.debug_mode = False
+    copy.set_seed(seed)  # the real game's dice stay unknown to the search
+    if not copy.trajectory.enabled:
+        copy.enable_forward_model()
+    return copy
+
+
+@contextmanager
+def excursion(game: botbowl.Game) -> Iterator[None]:
+    """Whatever happens inside, the game is reverted to where it was on entry."""
+    start = game.get_step()
+    try:
+        yield
+    finally:
+        game.revert(start)
+
+
+class _Search:
+    """One search over a private copy; `iterate()` runs one select-expand-evaluate-backup pass."""
+
+    def __init__(self, game: botbowl.Game, team_id: str, preset: Preset, rng: np.random.RandomState):
+        self.game = game
+        self.team_id = team_id
+        self.team = game.state.team_by_id[team_id]
+        self.preset = preset
+        self.rng = rng
+        self.botbowl_seconds = 0.0
+
+    def new_node(self, key: Optional[int] = None) -> ActionNode:
+        game = self.game
+        active = game.active_team
+        actions = game_actions.legal_actions(game)
+        if len(actions) > 1:
+            actions = self.preset.action_order(game, actions, self.rng)
+        return ActionNode(key=game_state_hash(game) if key is None else key,
+                          actions=actions,
+                          is_opponent=active is not None and active.team_id != self.team_id,
+                          terminal=game.state.game_over)
+
+    def step(self, action: Action) -> None:
+        start = time.perf_counter()
+        try:
+            game_actions.step(self.game, action)
+        finally:
+            self.botbowl_seconds += time.perf_counter() - start
+
+    def revert(self, step: int) -> None:
+        start = time.perf_counter()
+        try:
+            self.game.revert(step)
+        finally:
+            self.botbowl_seconds += time.perf_counter() - start
+
+    def iterate(self, root: ActionNode) -> None:
+        root_step = self.game.get_step()
+        try:
+            path = self._select_and_expand(root)
+            if self.preset.rollouts:
+                self._rollout()
+            value = float(self.preset.heuristic(self.game, self.team))
+        finally:
+            self.revert(root_step)
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"the heuristic returned {value}, outside [0, 1]")
+        for node in path:
+            node.visit(value)
+
+    def _select_and_expand(self, root: ActionNode) -> List[Union[ActionNode, ChanceNode]]:
+        path: List[Union[ActionNode, ChanceNode]] = [root]
+        node = root
+        while not node.is_leaf:
+            if node.is_fully_expanded():
+                chance = self.preset.tree_policy(node)
+            else:
+                chance = ChanceNode(node.next_untried(), node.is_opponent)
+                node.children.append(chance)
+            self.step(chance.action)
+            path.append(chance)
+            key = game_state_hash(self.game)
+            child = chance.outcomes.get(key)
+            if child is None:
+                child = chance.outcomes[key] = self.new_node(key)
+                path.append(child)
+                break
+            path.append(child)
+            node = child
+        return path
+
+    def _rollout(self) -> None:
+        """Play the rollout policy until the current turn ends (or the game does)."""
+        state = self.game.state
+        turns = state.home_team.state.turn + state.away_team.state.turn
+        for _ in range(self.preset.max_rollout_steps):
+            if state.game_over or state.home_team.state.turn + state.away_team.state.turn != turns:
+                return
+            self.step(self.preset.rollout_policy(self.game, self.rng))
+
+
+def tree_shape(root: ActionNode) -> tuple:
+    """(nodes, min, max and mean depth of the leaves), counting ActionNodes and ChanceNodes as nodes
+    and depth in decisions (ActionNode levels) below the root."""
+    nodes, depths = 0, []
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        nodes += 1 + len(node.children)
+        if not node.children:
+            depths.append(depth)
+        for child in node.children:
+            stack.extend((outcome, depth + 1) for outcome in child.outcomes.values())
+    return nodes, min(depths), max(depths), sum(depths) / len(depths)
+
+
+def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.random.RandomState,
+               team: Optional[botbowl.Team] = None, deadline: Optional[float] = None) -> SearchResult:
+    """Search from `game`'s current state for `team` (default: the team to act). `game` is not changed.
+
+    `deadline` (a `time.perf_counter()` value) overrides the budget's seconds when it comes first.
+    An exception inside an iteration stops the search: it is logged once, with its traceback, and
+    the tree built so far is returned, with `stats.error` saying what happened.
+    """
+    start = time.perf_counter()
+    if budget.seconds is not None:
+        deadline = start + budget.seconds if deadline is None else min(deadline, start + budget.seconds)
+    team = team if team is not None else game.active_team
+    if team is None:
+        raise ValueError("nobody is to act in this game state (is the game over?): pass the team to search for")
+    search = _Search(private_copy(game, seed=int(rng.randint(2 ** 31))), team.team_id, preset, rng)
+    copy_seconds = time.perf_counter() - start
+    root = search.new_node()
+    iterations, error = 0, None
+    while not root.is_leaf:
+        if budget.iterations is not None and iterations >= budget.iterations:
+            break
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
+        try:
+            search.iterate(root)
+        except Exception as exc:  # noqa: BLE001 - a search must never take the game down with it
+            error = f"{type(exc).__name__}: {exc}"
+            logger.exception("search stopped after %d iterations by an error", iterations)
+            break
+        iterations += 1
+    nodes, depth_min, depth_max, depth_mean = tree_shape(root)
+    stats = SearchStats(iterations=iterations, seconds=time.perf_counter() - start, copy_seconds=copy_seconds,
+                        botbowl_seconds=search.botbowl_seconds, nodes=nodes, depth_min=depth_min,
+                        depth_max=depth_max, depth_mean=depth_mean, error=error)
+    return SearchResult(root=root, stats=stats)
+
+
+def search(game: botbowl.Game, *, seconds: Optional[float] = None, iterations: Optional[int] = None,
+           preset: Union[str, Preset] = "default", seed: Optional[int] = None,
+           team: Optional[botbowl.Team] = None, **plugins) -> ActionNode:
+    """Run one search for the team to act in `game` and return the root of the tree; `game` is not changed.
+
+    Args:
+        seconds, iterations: the budget; the search stops at whichever comes first (at least one).
+        preset: "default", "vanilla" or a `Preset`.
+        seed: seeds the search's random choices and the copy's dice.
+        team: search for this team instead of the team to act.
+        plugins: replace parts of the preset: tree_policy, final_policy, rollout_policy,
+            heuristic, action_order, rollouts, max_rollout_steps.
+    """
+    result = run_search(game, budget=Budget(seconds=seconds, iterations=iterations),
+                        preset=configure(preset, **plugins), rng=np.random.RandomState(seed), team=team)
+    return result.root

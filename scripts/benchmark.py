@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Search speed on fixed, seeded positions of each board size.
+
+For every board it reports iterations per second and where the time goes: copying the game,
+botbowl's step/revert (the forward model) and the search's own bookkeeping (selection, hashing,
+node creation, evaluation, backup). With --profile it also prints the top functions by own time.
+"""
+import argparse
+import cProfile
+import pstats
+
+import numpy as np
+
+import mcts_bot
+from mcts_bot import cli
+from mcts_bot.games import BOARD_SIZES, random_position
+from mcts_bot.search import Budget
+
+# Positions: (seed, random steps from the start); each lands in the middle of a drive.
+POSITIONS = ((1, 40), (2, 80), (3, 120))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--boards", type=cli.board_size, nargs="+", default=list(BOARD_SIZES),
+                        help="board sizes (default: all)")
+    parser.add_argument("--preset", type=cli.preset_name, default="default", help="MCTS preset (default: default)")
+    parser.add_argument("--rollouts", choices=["on", "off"], help="override the preset's rollouts")
+    parser.add_argument("--profile", action="store_true", help="also profile the searches and print the hot spots")
+    cli.add_budget_arguments(parser, default=Budget(iterations=300))
+    args = parser.parse_args()
+    budget = cli.budget_from_args(args)
+    rollouts = None if args.rollouts is None else args.rollouts == "on"
+    preset = mcts_bot.configure(args.preset, rollouts=rollouts)
+
+    print(f"preset {preset.name}, rollouts {'on' if preset.rollouts else 'off'}, {cli.describe_budget(budget)}, "
+          f"positions (seed, steps) {POSITIONS}\n")
+    print("| Board | Searches | Iterations | Iterations/s | Copy ms | botbowl share | own share | Nodes |")
+    print("|------:|---------:|-----------:|-------------:|--------:|--------------:|----------:|------:|")
+    profiler = cProfile.Profile() if args.profile else None
+    for board in args.boards:
+        runs = []
+        for seed, steps in POSITIONS:
+            game = random_position(board, seed=seed, steps=steps)
+            if game.state.game_over:
+                continue
+            if profiler:
+                profiler.enable()
+            runs.append(mcts_bot.run_search(game, budget=budget, preset=preset, rng=np.random.RandomState(seed)).stats)
+            if profiler:
+                profiler.disable()
+        iterations = sum(s.iterations for s in runs)
+        seconds = sum(s.seconds for s in runs)
+        copying = sum(s.copy_seconds for s in runs)
+        in_botbowl = sum(s.botbowl_seconds for s in runs)
+        iterating = seconds - copying
+        print(f"| {board} | {len(runs)} | {iterations} | {iterations / seconds:.0f} | {1000 * copying / len(runs):.0f} "
+              f"| {100 * in_botbowl / iterating:.1f}% | {100 * (iterating - in_botbowl) / iterating:.1f}% "
+              f"| {sum(s.nodes for s in runs)} |")
+    if profiler:
+        print()
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Demo: MCTS plays botbowl's random bot, then shows its search statistics and one decision's tree as XML."""
+import argparse
+
+import botbowl
+
+import mcts_bot
+from mcts_bot import cli
+from mcts_bot.games import make_game
+from mcts_bot.search import Budget
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--board", type=cli.board_size, default=3, help="players per side: 1, 3, 5, 7 or 11 (default 3)")
+    parser.add_argument("--preset", type=cli.preset_name, default="default", help="MCTS preset (default: default)")
+    parser.add_argument("--away", action="store_true", help="MCTS plays away (default: home)")
+    parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="seed of the game and the bot (default 0)")
+    parser.add_argument("--max-depth", type=cli.non_negative_int, default=1,
+                        help="decisions below the root shown in the XML tree (default 1)")
+    cli.add_budget_arguments(parser, default=Budget(seconds=0.2))
+    args = parser.parse_args()
+    budget = cli.budget_from_args(args)
+
+    shown = {}
+
+    def keep_turn_tree(game, result, action):
+        # The first choice of which player acts, from our second turn on, makes a telling tree.
+        turn = game.active_team.state.turn
+        if not shown and turn >= 2 and any(a.action_type.name.startswith("START_") for a in result.root.actions):
+            shown.update(action=action, stats=result.stats, where=f"half {game.state.half}, turn {turn}",
+                         xml=mcts_bot.to_xml(result.root, max_depth=args.max_depth))
+
+    bot = mcts_bot.MCTSBot("mcts", seconds=budget.seconds, iterations=budget.iterations, preset=args.preset,
+                           seed=args.seed, on_decision=keep_turn_tree)
+    opponent = botbowl.make_bot("random")
+    home, away = (opponent, bot) if args.away else (bot, opponent)
+    game = make_game(args.board, home, away, seed=args.seed)
+    side = "away" if args.away else "home"
+    print(f"MCTS ({args.preset}, {side}) vs random on the {args.board}-player board, "
+          f"{cli.describe_budget(budget)}, seed {args.seed}")
+    game.init()  # two bots: botbowl plays the whole game here
+
+    home_score, away_score = game.state.home_team.state.score, game.state.away_team.state.score
+    mine, theirs = (away_score, home_score) if args.away else (home_score, away_score)
+    result = "won" if mine > theirs else "drew" if mine == theirs else "lost"
+    totals = bot.totals
+    print(f"\nScore: home {home_score} - {away_score} away: MCTS {result} {mine}-{theirs}")
+    print(f"Decisions: {totals.decisions}, searched: {totals.searches}, "
+          f"mean iterations per search: {totals.mean_iterations:.0f}, "
+          f"iterations per second: {totals.iterations / max(totals.seconds, 1e-9):.0f}, errors: {totals.errors}")
+    if shown:
+        print(f"\nOne decision ({shown['where']}): {shown['stats']}")
+        print(f"Chosen: {mcts_bot.nodes.describe_action(shown['action'])}\n")
+        print(shown["xml"])
+
+
+if __name__ == "__main__":
+    main()

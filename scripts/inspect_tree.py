@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Run one search on a reproducible position and print its tree as XML and the action it chooses.
+
+The position: a new game on the chosen board, advanced by --steps random actions drawn from --seed.
+"""
+import argparse
+
+import numpy as np
+
+import mcts_bot
+from mcts_bot import cli
+from mcts_bot.games import random_position
+from mcts_bot.nodes import describe_action
+from mcts_bot.search import Budget
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--board", type=cli.board_size, default=3, help="players per side: 1, 3, 5, 7 or 11 (default 3)")
+    parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="seed of the position and search (default 0)")
+    parser.add_argument("--steps", type=cli.non_negative_int, default=40,
+                        help="random actions played before the search (default 40)")
+    parser.add_argument("--preset", type=cli.preset_name, default="default", help="MCTS preset (default: default)")
+    parser.add_argument("--rollouts", choices=["on", "off"], help="override the preset's rollouts")
+    parser.add_argument("--max-depth", type=cli.non_negative_int, default=None,
+                        help="decisions below the root to print (default: all)")
+    cli.add_budget_arguments(parser, default=Budget(iterations=200))
+    args = parser.parse_args()
+    budget = cli.budget_from_args(args)
+
+    game = random_position(args.board, seed=args.seed, steps=args.steps)
+    if game.state.game_over:
+        parser.error(f"the game ended within {args.steps} random steps: ask for fewer --steps")
+    rollouts = None if args.rollouts is None else args.rollouts == "on"
+    preset = mcts_bot.configure(args.preset, rollouts=rollouts)
+    result = mcts_bot.run_search(game, budget=budget, preset=preset, rng=np.random.RandomState(args.seed))
+    print(mcts_bot.to_xml(result.root, max_depth=args.max_depth))
+    team = game.active_team
+    print(f"\n{args.board}-player board, seed {args.seed}, after {args.steps} random steps: "
+          f"{'home' if team == game.state.home_team else 'away'} to act, {result.stats}")
+    if result.root.children:
+        print(f"Chosen: {describe_action(preset.final_policy(result.root).action)}")
+    else:
+        print("Nothing to choose here (no action for the tree)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,25 @@
+"""mcts_bot: Monte Carlo Tree Search for botbowl (Blood Bowl).
+
+botbowl is not on the package registry: `scripts/run.sh` installs it first (from a local wheel
+directory when there is one, else from GitHub), then installs this package.
+"""
+from setuptools import find_packages, setup
+
+BOTBOWL_COMMIT = "3e550bda3666c39efe478fb9465646af24576665"
+
+setup(
+    name="mcts_bot",
+    version="0.1.0",
+    description="Monte Carlo Tree Search bot for botbowl, the Blood Bowl AI framework",
+    long_description=open("README.md", encoding="utf-8").read(),
+    long_description_content_type="text/markdown",
+    packages=find_packages(include=["mcts_bot", "mcts_bot.*"]),
+    python_requires=">=3.9",
+    install_requires=["botbowl", "numpy"],
+    extras_require={
+        "test": ["pytest", "pytest-xdist"],
+        "plot": ["matplotlib"],
+        "ray": ["ray"],
+    },
+    license="Apache-2.0",
+)

@@ -1,0 +1,62 @@
+"""Shared test helpers. Tests are seeded and use iteration budgets wherever they check behaviour."""
+import botbowl
+import numpy as np
+import pytest
+from botbowl.core import ActionType
+from botbowl.core.procedure import Turn
+
+import mcts_bot  # noqa: F401  (registers the bots)
+from mcts_bot import actions
+from mcts_bot.games import random_position
+from mcts_bot.policies import random_rollout_policy
+
+
+def advance_until(game: botbowl.Game, predicate, rng: np.random.RandomState, max_steps: int = 2000) -> botbowl.Game:
+    """Play random actions until `predicate(game)` holds; fail the test if it never does."""
+    for _ in range(max_steps):
+        if predicate(game):
+            return game
+        assert not game.state.game_over, "the game ended before the wanted state came up"
+        actions.step(game, random_rollout_policy(game, rng))
+    pytest.fail("the wanted state did not come up")
+
+
+def in_turn(game: botbowl.Game) -> bool:
+    """At the start-of-action choice of a team's turn, with more than one thing to do."""
+    return (not game.state.game_over and isinstance(game.get_procedure(), Turn)
+            and len(mcts_bot.legal_actions(game)) > 1)
+
+
+def turn_position(board_size: int, seed: int) -> botbowl.Game:
+    game = random_position(board_size, seed=seed, steps=0)
+    return advance_until(game, in_turn, np.random.RandomState(seed))
+
+
+def setup_position(board_size: int, seed: int) -> botbowl.Game:
+    """A position where a team sets up its formation."""
+    game = random_position(board_size, seed=seed, steps=0)
+    return advance_until(game, lambda g: any(c.action_type == ActionType.SETUP_FORMATION_WEDGE
+                                             for c in g.state.available_actions), np.random.RandomState(seed))
+
+
+class LegalityChecker(botbowl.Agent):
+    """Wraps a bot and checks every action it returns is among the available actions at that moment."""
+
+    def __init__(self, bot: botbowl.Agent):
+        super().__init__(bot.name)
+        self.bot = bot
+        self.decisions = 0
+        self.illegal = []
+
+    def new_game(self, game, team):
+        self.bot.new_game(game, team)
+
+    def end_game(self, game):
+        self.bot.end_game(game)
+
+    def act(self, game):
+        action = self.bot.act(game)
+        self.decisions += 1
+        if not actions.is_available(game, action):
+            self.illegal.append(action)
+        return action

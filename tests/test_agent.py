@@ -1,0 +1,64 @@
+"""The agent: registered with botbowl, validates its arguments, plays whole games with legal actions."""
+import importlib
+
+import botbowl
+import pytest
+from botbowl.ai.bots.random_bot import RandomBot
+
+import mcts_bot
+from conftest import LegalityChecker, turn_position
+from mcts_bot.games import make_game
+
+
+def test_registered_and_reimportable():
+    importlib.reload(mcts_bot)  # a second registration must not fail
+    assert {"mcts", "mcts-vanilla"} <= set(botbowl.list_bots())
+    bot = botbowl.make_bot("mcts")
+    assert isinstance(bot, mcts_bot.MCTSBot) and bot.name == "mcts" and bot.preset.name == "default"
+    assert botbowl.make_bot("mcts-vanilla").preset.name == "vanilla"
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"seconds": 0}, "seconds must be a positive number"),
+    ({"seconds": -1.0}, "seconds must be a positive number"),
+    ({"seconds": None, "iterations": 0}, "iterations must be a positive integer"),
+    ({"seconds": None, "iterations": 2.5}, "iterations must be a positive integer"),
+    ({"seconds": None}, "no search budget"),
+    ({"preset": "turbo"}, "unknown preset 'turbo': choose one of default, vanilla"),
+    ({"seed": -3}, "seed must be a non-negative integer"),
+    ({"rollouts": "yes"}, "rollouts must be True or False"),
+    ({"heuristic": 0.5}, "heuristic must be a callable"),
+])
+def test_bad_arguments_fail_clearly(kwargs, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        mcts_bot.MCTSBot(**kwargs)
+
+
+def test_bad_search_options_fail_clearly():
+    game = turn_position(1, seed=0)
+    with pytest.raises(TypeError, match="unknown search option.*allowed are"):
+        mcts_bot.search(game, iterations=5, exploration=2.0)
+    with pytest.raises(ValueError, match="no search budget"):
+        mcts_bot.search(game)
+
+
+def test_stats_after_a_decision():
+    game = turn_position(3, seed=1)
+    bot = mcts_bot.MCTSBot(seconds=None, iterations=40, seed=0)
+    bot.new_game(game, game.active_team)
+    bot.act(game)
+    assert bot.last_stats.iterations == 40 and bot.last_root.visits == 40
+    assert bot.totals.searches == 1 and bot.totals.iterations == 40
+
+
+@pytest.mark.parametrize("board", [1, 3])
+@pytest.mark.parametrize("mcts_home", [True, False])
+def test_full_game_against_random_only_legal_actions(board, mcts_home):
+    bot = LegalityChecker(mcts_bot.MCTSBot("mcts", seconds=None, iterations=25, seed=board))
+    opponent = RandomBot("random", seed=board)
+    home, away = (bot, opponent) if mcts_home else (opponent, bot)
+    game = make_game(board, home, away, seed=board)
+    game.init()  # plays the whole game; an illegal action would raise InvalidActionError
+    assert game.state.game_over
+    assert bot.decisions > 10 and bot.illegal == []
+    assert bot.bot.totals.errors == 0

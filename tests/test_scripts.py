@@ -1,0 +1,49 @@
+"""The scripts run end to end on tiny budgets and reject bad arguments with a clear message."""
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+
+
+def run(script, *args):
+    return subprocess.run([sys.executable, str(SCRIPTS / f"{script}.py"), *map(str, args)],
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize("script,args,message", [
+    ("inspect_tree", ["--board", "4"], "unknown board size '4': choose one of 1, 3, 5, 7, 11"),
+    ("inspect_tree", ["--iterations", "0"], "0 must be at least 1"),
+    ("inspect_tree", ["--seconds", "-2"], "-2 must be greater than 0"),
+    ("inspect_tree", ["--preset", "turbo"], "unknown preset 'turbo'"),
+    ("demo", ["--board", "two"], "unknown board size 'two'"),
+    ("benchmark", ["--boards", "1", "9"], "unknown board size '9'"),
+])
+def test_bad_arguments(script, args, message):
+    result = run(script, *args)
+    assert result.returncode == 2
+    assert message in result.stderr
+
+
+def test_inspect_tree_prints_xml_and_the_choice():
+    result = run("inspect_tree", "--board", "3", "--seed", "2", "--steps", "50", "--iterations", "60")
+    assert result.returncode == 0, result.stderr
+    xml_text, _, summary = result.stdout.partition("\n\n")
+    root = ET.fromstring(xml_text)
+    assert root.tag == "ActionNode" and root.get("visits") == "60"
+    assert "Chosen: " in summary and "60 iterations" in summary
+
+
+def test_demo_runs():
+    result = run("demo", "--board", "1", "--iterations", "10")
+    assert result.returncode == 0, result.stderr
+    assert "Score: home" in result.stdout and "<ActionNode" in result.stdout
+
+
+def test_benchmark_runs():
+    result = run("benchmark", "--boards", "1", "--iterations", "20")
+    assert result.returncode == 0, result.stderr
+    assert "| 1 |" in result.stdout and "botbowl share" in result.stdout

@@ -1,0 +1,137 @@
+"""The search: leaves the real game alone, keeps its statistics consistent, is reproducible."""
+import numpy as np
+import pytest
+from botbowl.core import ActionType
+from botbowl.core.procedure import Setup
+
+import mcts_bot
+from conftest import setup_position, turn_position
+from mcts_bot import actions
+from mcts_bot.nodes import iter_action_nodes
+from mcts_bot.search import Budget, private_copy
+
+
+def snapshot(game):
+    return (game.get_step(), game.state.to_json(ignore_clocks=True), len(game.state.reports),
+            [c.to_json() for c in game.state.available_actions], str(game.rng.get_state()),
+            game.get_procedure_names())
+
+
+@pytest.mark.parametrize("rollouts", [False, True])
+def test_real_game_untouched(rollouts):
+    game = turn_position(3, seed=4)
+    before = snapshot(game)
+    root = mcts_bot.search(game, iterations=150, seed=0, rollouts=rollouts)
+    assert root.visits == 150
+    assert snapshot(game) == before
+
+
+def test_real_game_with_forward_model_enabled_untouched():
+    game = turn_position(1, seed=4)
+    game.enable_forward_model()
+    before = snapshot(game)
+    mcts_bot.search(game, iterations=50, seed=0)
+    assert snapshot(game) == before
+
+
+def check_invariants(root, iterations):
+    assert root.visits == iterations == sum(c.visits for c in root.children)
+    for node in iter_action_nodes(root):
+        assert len(node.children) <= len(node.actions)
+        assert 0.0 <= node.value <= 1.0
+        for child in node.children:
+            assert child.visits == sum(o.visits for o in child.outcomes.values())
+            assert child.is_opponent == node.is_opponent
+            assert abs(child.total_value - sum(o.total_value for o in child.outcomes.values())) < 1e-9
+            for key, outcome in child.outcomes.items():
+                assert outcome.key == key
+                # created with one visit, then each later visit went on into exactly one child
+                if outcome.children:
+                    assert outcome.visits == 1 + sum(c.visits for c in outcome.children)
+                else:
+                    assert outcome.visits >= 1
+        if node is not root and node.children and not node.is_fully_expanded():
+            # UCB1 only chooses among tried children once all are tried: expansion comes first
+            assert all(c.visits >= 1 for c in node.children)
+
+
+@pytest.mark.parametrize("board,rollouts", [(1, False), (3, True), (11, False)])
+def test_tree_invariants(board, rollouts):
+    root = mcts_bot.search(turn_position(board, seed=7), iterations=300, seed=1, rollouts=rollouts)
+    check_invariants(root, 300)
+
+
+def test_root_expands_every_action_before_repeating():
+    game = turn_position(3, seed=2)
+    root = mcts_bot.search(game, iterations=len(actions.legal_actions(game)), seed=0)
+    assert root.is_fully_expanded()
+    assert all(child.visits == 1 for child in root.children)
+
+
+def test_random_outcomes_branch_under_one_chance_node():
+    # On the 11-player board, first turn: moves off the line need dodges, so some action's
+    # outcomes must split into several ActionNodes with distinct keys.
+    root = mcts_bot.search(turn_position(11, seed=0), iterations=800, seed=0)
+    assert any(len(chance.outcomes) > 1 for node in iter_action_nodes(root) for chance in node.children)
+
+
+def test_opponent_nodes_are_marked():
+    root = mcts_bot.search(turn_position(3, seed=2), iterations=400, seed=0)
+    assert not root.is_opponent
+    end_turn = next(c for c in root.children if c.action.action_type == ActionType.END_TURN)
+    assert all(outcome.is_opponent for outcome in end_turn.outcomes.values() if not outcome.terminal)
+
+
+def shape(node, depth=3):
+    """The tree as plain data (no uuids), for comparing two searches."""
+    if depth == 0:
+        return None
+    return [(mcts_bot.nodes.describe_action(c.action), c.visits, round(c.total_value, 9),
+             sorted((o.visits, round(o.total_value, 9), str(shape(o, depth - 1))) for o in c.outcomes.values()))
+            for c in node.children]
+
+
+@pytest.mark.parametrize("rollouts", [False, True])
+def test_same_seed_same_tree(rollouts):
+    # With an iteration budget, the search is a function of the position and the seed.
+    trees = [shape(mcts_bot.search(turn_position(3, seed=9), iterations=200, seed=5, rollouts=rollouts))
+             for _ in range(2)]
+    assert trees[0] == trees[1]
+    other = shape(mcts_bot.search(turn_position(3, seed=9), iterations=200, seed=6, rollouts=rollouts))
+    assert other != trees[0]
+
+
+def test_formation_is_followed_by_end_setup_in_search():
+    game = setup_position(3, seed=1)
+    team = game.active_team
+    copy = private_copy(game, seed=0)
+    legal = actions.legal_actions(copy)
+    assert legal and all(actions.is_formation(a) for a in legal)  # no PLACE_PLAYER / END_SETUP in the tree
+    actions.step(copy, legal[0])
+    setups = [p for p in copy.state.stack.items if isinstance(p, Setup) and p.team == team]
+    assert not setups, "the team's set-up should have ended with END_SETUP"
+    root = mcts_bot.search(game, iterations=len(legal) * 3, seed=0)
+    assert {c.action.action_type for c in root.children} <= actions.FORMATION_TYPES
+
+
+def test_formation_is_followed_by_end_setup_in_play():
+    game = setup_position(3, seed=1)
+    bot = mcts_bot.MCTSBot(iterations=20, seconds=None, seed=0)
+    bot.new_game(game, game.active_team)
+    first = bot.act(game)
+    assert actions.is_formation(first)
+    game.step(first)
+    second = bot.act(game)
+    assert second.action_type == ActionType.END_SETUP
+
+
+def test_stats_report_the_search():
+    result = mcts_bot.run_search(turn_position(5, seed=3), budget=Budget(iterations=120),
+                                 preset=mcts_bot.get_preset("default"), rng=np.random.RandomState(0))
+    stats = result.stats
+    assert stats.iterations == 120 == result.root.visits
+    action_nodes = list(iter_action_nodes(result.root))
+    assert stats.nodes == len(action_nodes) + sum(len(n.children) for n in action_nodes)
+    assert 0 <= stats.depth_min <= stats.depth_mean <= stats.depth_max
+    assert 0 < stats.botbowl_seconds < stats.seconds and stats.iterations_per_second > 0
+    assert stats.error is None
