@@ -17,7 +17,7 @@ setup(
     python_requires=">=3.9",
     install_requires=["botbowl", "numpy"],
     extras_require={
-        "test": ["pytest", "pytest-xdist"],
+        "test": ["pytest", "pytest-xdist", "ray", "matplotlib"],
         "plot": ["matplotlib"],
         "ray": ["ray"],
     },

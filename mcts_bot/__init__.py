@@ -15,7 +15,7 @@ from mcts_bot.nodes import ActionNode, ChanceNode
 from mcts_bot.policies import botbowl_order, most_visited, random_rollout_policy, shuffled_order, ucb1
 from mcts_bot.presets import PRESETS, Preset, configure, get_preset
 from mcts_bot.render import to_xml
-from mcts_bot.search import Budget, SearchResult, SearchStats, run_search, search
+from mcts_bot.mcts import Budget, SearchResult, SearchStats, run_search, search
 
 __all__ = [
     "ActionNode", "Budget", "ChanceNode", "MCTSBot", "PRESETS", "Preset", "SearchResult", "SearchStats",

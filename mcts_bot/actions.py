@@ -78,3 +78,32 @@ def is_available(game: botbowl.Game, action: Action) -> bool:
                 return False
         return True
     return False
+
+
+# The order botbowl itself uses when a clock runs out: what ends the turn or the decision soonest.
+_SAFE_ORDER = (ActionType.END_TURN, ActionType.END_PLAYER_TURN, ActionType.SELECT_NONE, ActionType.HEADS,
+               ActionType.KICK, ActionType.SELECT_DEFENDER_DOWN, ActionType.SELECT_DEFENDER_STUMBLES,
+               ActionType.SELECT_PUSH, ActionType.SELECT_BOTH_DOWN, ActionType.SELECT_ATTACKER_DOWN,
+               ActionType.DONT_USE_REROLL, ActionType.DONT_USE_APOTHECARY)
+
+
+def safe_action(game: botbowl.Game) -> Action:
+    """A legal action that needs no search, for when searching is impossible or failed.
+
+    A formation during set-up (followed by END_SETUP), else an action that ends the turn or the
+    decision soonest, else the first legal action. Raises only if botbowl offers no action at all.
+    """
+    choices = [c for c in game.state.available_actions if c.action_type not in (ActionType.PLACE_PLAYER, ActionType.UNDO)]
+    types = {c.action_type for c in choices}
+    if ActionType.END_SETUP in types and game.active_team is not None and game.is_setup_legal(game.active_team):
+        return Action(ActionType.END_SETUP)
+    for formation in sorted(types & FORMATION_TYPES, key=lambda t: t.value):
+        return Action(formation)
+    for action_type in _SAFE_ORDER:
+        if action_type in types:
+            return Action(action_type)
+    for choice in choices or game.state.available_actions:
+        player = choice.players[0] if choice.players else None
+        position = choice.positions[0] if choice.positions else None
+        return Action(choice.action_type, position=position, player=player)
+    raise ValueError("botbowl offers no action in this state")

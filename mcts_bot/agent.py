@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from typing import Callable, Optional, Union
 
@@ -10,24 +11,29 @@ import numpy as np
 from botbowl.core import Action
 
 from mcts_bot import actions as game_actions
+from mcts_bot import timing
+from mcts_bot.nodes import ActionNode
+from mcts_bot.policies import FinalPolicy, RolloutPolicy, TreePolicy, most_visited
 from mcts_bot.presets import Heuristic, Preset, configure
-from mcts_bot.policies import FinalPolicy, RolloutPolicy, TreePolicy
-from mcts_bot.search import Budget, SearchResult, SearchStats, run_search
+from mcts_bot.mcts import Budget, SearchResult, SearchStats, log_failure_once, run_search
 
 logger = logging.getLogger("mcts_bot")
 
 DecisionHook = Callable[[botbowl.Game, SearchResult, Action], None]
 
+MIN_SEARCH_SECONDS = 0.05  # with less time than this, play a safe action instead of searching
+
 
 @dataclass
 class GameTotals:
-    """Running totals over the searches of the current game (reset by `new_game`)."""
+    """Running totals over the current game (reset by `new_game`)."""
 
     decisions: int = 0
     searches: int = 0
     iterations: int = 0
     seconds: float = 0.0
-    errors: int = 0
+    errors: int = 0  # searches stopped by an error, and decisions that fell back to a safe action after one
+    safe_actions: int = 0  # decisions played without a search result (no time, or a failure)
 
     @property
     def mean_iterations(self) -> float:
@@ -40,10 +46,14 @@ class MCTSBot(botbowl.Agent):
     Args:
         name: the agent's name in botbowl.
         seconds, iterations: search budget per decision; the search stops at whichever comes first.
+            In competition mode the game's clocks can cut a decision shorter (see `mcts_bot.timing`).
         preset: "default" (the strongest measured settings) or "vanilla" (the seed's), or a Preset.
         rollouts, tree_policy, rollout_policy, heuristic, final_policy: replace that part of the preset.
         seed: seeds every random choice of the bot (searches and the dice they imagine).
         on_decision: called after each search with (game, result, action), e.g. to log or keep trees.
+
+    `act()` never raises: whatever fails, it returns the best action found so far, or else a
+    safe legal one, and logs the failure once.
     """
 
     def __init__(self, name: str = "mcts", *, seconds: Optional[float] = 1.0, iterations: Optional[int] = None,
@@ -56,6 +66,8 @@ class MCTSBot(botbowl.Agent):
             raise TypeError(f"rollouts must be True or False, got {rollouts!r}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
             raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
+        if on_decision is not None and not callable(on_decision):
+            raise TypeError(f"on_decision must be a callable, got {on_decision!r}")
         self.budget = Budget(seconds=seconds, iterations=iterations)
         self.preset = configure(preset, rollouts=rollouts, tree_policy=tree_policy, rollout_policy=rollout_policy,
                                 heuristic=heuristic, final_policy=final_policy)
@@ -63,7 +75,7 @@ class MCTSBot(botbowl.Agent):
         self.rng = np.random.RandomState(seed)
         self.on_decision = on_decision
         self.team_id: Optional[str] = None
-        self.last_root = None  # the last search's tree, released when the next search starts
+        self.last_root: Optional[ActionNode] = None  # the last search's tree, released when the next one starts
         self.last_stats: Optional[SearchStats] = None
         self.totals = GameTotals()
         self._last_formation: Optional[Action] = None
@@ -80,35 +92,80 @@ class MCTSBot(botbowl.Agent):
         self._last_formation = None
 
     def act(self, game: botbowl.Game) -> Action:
+        start = time.perf_counter()
         self.totals.decisions += 1
+        self.last_root = None  # release the previous tree before building the next
+        try:
+            return self._in_game(game, self._decide(game, start))
+        except Exception as exc:  # noqa: BLE001 - a bot that raises loses the rest of its series
+            log_failure_once(exc, "act() fell back to a safe action after an error")
+            self.totals.errors += 1
+        try:
+            return self._in_game(game, self._safe(game))
+        except Exception as exc:  # noqa: BLE001
+            log_failure_once(exc, "no safe action either; playing botbowl's first available action")
+            choice = game.state.available_actions[0]
+            return Action(choice.action_type, position=choice.positions[0] if choice.positions else None,
+                          player=choice.players[0] if choice.players else None)
+
+    def _decide(self, game: botbowl.Game, start: float) -> Action:
         formation, self._last_formation = self._last_formation, None
         if formation is not None:
             follow_up = game_actions.end_setup_follow_up(game, formation)
             if follow_up is not None:
                 return follow_up
-        self.last_root = None  # release the previous tree before building the next
         choices = game_actions.legal_actions(game)
         if len(choices) == 1:
-            return self._play(game, choices[0])
-        result = run_search(game, budget=self.budget, preset=self.preset, rng=self.rng, team=game.active_team)
+            return choices[0]
+        if not choices:
+            return self._safe(game)
+        team = game.active_team
+        clock_seconds = timing.time_for_decision(game, team)
+        deadline = None if clock_seconds is None else start + clock_seconds
+        if deadline is not None and deadline - time.perf_counter() < MIN_SEARCH_SECONDS:
+            return self._safe(game)
+        result = run_search(game, budget=self.budget, preset=self.preset, rng=self.rng, team=team, deadline=deadline)
         self.last_root, self.last_stats = result.root, result.stats
         self.totals.searches += 1
         self.totals.iterations += result.stats.iterations
         self.totals.seconds += result.stats.seconds
         self.totals.errors += result.stats.error is not None
-        if not result.root.children:
-            raise RuntimeError("the search tried no action")
-        action = self._play(game, self.preset.final_policy(result.root).action)
+        action = self._choose(result.root)
+        if action is None:
+            return self._safe(game)
         if self.on_decision is not None:
-            self.on_decision(game, result, action)
+            try:
+                self.on_decision(game, result, action)
+            except Exception as exc:  # noqa: BLE001
+                log_failure_once(exc, "the on_decision hook raised; the decision stands")
         return action
 
-    def _play(self, game: botbowl.Game, action: Action) -> Action:
-        """`action` with the real game's player and square objects; a formation is remembered so that
-        the next decision can be its END_SETUP."""
+    def _choose(self, root: ActionNode) -> Optional[Action]:
+        """The final policy's pick among the children that were evaluated at least once, if any."""
+        if not any(child.visits for child in root.children):
+            return None
+        try:
+            chosen = self.preset.final_policy(root)
+        except Exception as exc:  # noqa: BLE001
+            log_failure_once(exc, "the final policy raised; playing the most visited child")
+            self.totals.errors += 1
+            chosen = most_visited(root)
+        return chosen.action if chosen.visits else most_visited(root).action
+
+    def _safe(self, game: botbowl.Game) -> Action:
+        self.totals.safe_actions += 1
+        return game_actions.safe_action(game)
+
+    def _in_game(self, game: botbowl.Game, action: Action) -> Action:
+        """`action` with the real game's player and square objects, checked against what the game allows.
+
+        A formation is remembered, so that the next decision can be its END_SETUP.
+        """
         player = game.get_player(action.player.player_id) if action.player is not None else None
         position = game.get_square(action.position.x, action.position.y) if action.position is not None else None
         action = Action(action.action_type, position=position, player=player)
+        if not game_actions.is_available(game, action):
+            raise RuntimeError(f"the chosen action {action} is not available in the game")
         if game_actions.is_formation(action):
             self._last_formation = action
         return action

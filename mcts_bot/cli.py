@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from mcts_bot.games import BOARD_SIZES
 from mcts_bot.presets import PRESETS
-from mcts_bot.search import Budget
+from mcts_bot.mcts import Budget
 
 
 def positive_float(text: str) -> float:

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Optional
+from pathlib import Path
+from typing import List, Optional
 
 import botbowl
 import numpy as np
@@ -64,12 +65,23 @@ def _arena(name: str):
 
 @lru_cache(maxsize=None)
 def _teams(team: str, board_size: int, ruleset_name: str):
+    check_team(team, board_size)
     ruleset = _ruleset(ruleset_name)
-    try:
-        return (botbowl.load_team_by_filename(team, ruleset, board_size=board_size),
-                botbowl.load_team_by_filename(team, ruleset, board_size=board_size))
-    except Exception as exc:
-        raise ValueError(f"no team {team!r} for the {board_size}-player board in botbowl's data") from exc
+    return (botbowl.load_team_by_filename(team, ruleset, board_size=board_size),
+            botbowl.load_team_by_filename(team, ruleset, board_size=board_size))
+
+
+def available_teams(board_size: int) -> List[str]:
+    """The team files botbowl ships for a board size (only "human" for the small boards)."""
+    folder = Path(botbowl.core.util.get_data_path("teams")) / str(check_board_size(board_size))
+    return sorted(path.stem for path in folder.glob("*.json"))
+
+
+def check_team(team: str, board_size: int) -> str:
+    teams = available_teams(board_size)
+    if team not in teams:
+        raise ValueError(f"unknown team {team!r} for the {board_size}-player board: choose one of {', '.join(teams)}")
+    return team
 
 
 def random_position(board_size: int, *, seed: int, steps: int) -> botbowl.Game:

@@ -14,7 +14,7 @@ import numpy as np
 import mcts_bot
 from mcts_bot import cli
 from mcts_bot.games import BOARD_SIZES, random_position
-from mcts_bot.search import Budget
+from mcts_bot.mcts import Budget
 
 # Positions: (seed, random steps from the start); each lands in the middle of a drive.
 POSITIONS = ((1, 40), (2, 80), (3, 120))

@@ -7,7 +7,7 @@ import botbowl
 import mcts_bot
 from mcts_bot import cli
 from mcts_bot.games import make_game
-from mcts_bot.search import Budget
+from mcts_bot.mcts import Budget
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ import mcts_bot
 from mcts_bot import cli
 from mcts_bot.games import random_position
 from mcts_bot.nodes import describe_action
-from mcts_bot.search import Budget
+from mcts_bot.mcts import Budget
 
 
 def main() -> None:

@@ -6,7 +6,7 @@ from botbowl.core import Action, ActionType, D6
 from conftest import turn_position
 from mcts_bot import actions, game_state_hash
 from mcts_bot.games import random_position
-from mcts_bot.search import private_copy
+from mcts_bot.mcts import private_copy
 
 
 def test_equal_for_equal_states():

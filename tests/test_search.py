@@ -8,7 +8,7 @@ import mcts_bot
 from conftest import setup_position, turn_position
 from mcts_bot import actions
 from mcts_bot.nodes import iter_action_nodes
-from mcts_bot.search import Budget, private_copy
+from mcts_bot.mcts import Budget, private_copy
 
 
 def snapshot(game):

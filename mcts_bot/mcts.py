@@ -23,6 +23,17 @@ from mcts_bot.nodes import ActionNode, ChanceNode
 from mcts_bot.presets import Preset, configure
 
 logger = logging.getLogger("mcts_bot")
+_logged_failures: set = set()
+
+
+def log_failure_once(exc: BaseException, what: str) -> None:
+    """Log a failure with its traceback the first time it happens in this process; repeats go to debug."""
+    signature = (what, type(exc).__name__, str(exc))
+    if signature in _logged_failures:
+        logger.debug("%s (again): %s: %s", what, type(exc).__name__, exc)
+        return
+    _logged_failures.add(signature)
+    logger.error("%s: %s: %s", what, type(exc).__name__, exc, exc_info=exc)
 
 
 @dataclass(frozen=True)
@@ -123,12 +134,14 @@ def excursion(game: botbowl.Game) -> Iterator[None]:
 class _Search:
     """One search over a private copy; `iterate()` runs one select-expand-evaluate-backup pass."""
 
-    def __init__(self, game: botbowl.Game, team_id: str, preset: Preset, rng: np.random.RandomState):
+    def __init__(self, game: botbowl.Game, team_id: str, preset: Preset, rng: np.random.RandomState,
+                 deadline: Optional[float]):
         self.game = game
         self.team_id = team_id
         self.team = game.state.team_by_id[team_id]
         self.preset = preset
         self.rng = rng
+        self.deadline = deadline
         self.botbowl_seconds = 0.0
 
     def new_node(self, key: Optional[int] = None) -> ActionNode:
@@ -192,11 +205,13 @@ class _Search:
         return path
 
     def _rollout(self) -> None:
-        """Play the rollout policy until the current turn ends (or the game does)."""
+        """Play the rollout policy until the current turn ends (or the game, or the time, does)."""
         state = self.game.state
         turns = state.home_team.state.turn + state.away_team.state.turn
         for _ in range(self.preset.max_rollout_steps):
             if state.game_over or state.home_team.state.turn + state.away_team.state.turn != turns:
+                return
+            if self.deadline is not None and time.perf_counter() >= self.deadline:
                 return
             self.step(self.preset.rollout_policy(self.game, self.rng))
 
@@ -221,8 +236,9 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
     """Search from `game`'s current state for `team` (default: the team to act). `game` is not changed.
 
     `deadline` (a `time.perf_counter()` value) overrides the budget's seconds when it comes first.
-    An exception inside an iteration stops the search: it is logged once, with its traceback, and
-    the tree built so far is returned, with `stats.error` saying what happened.
+    An exception inside an iteration (a plug-in raising, botbowl failing to step or revert) stops
+    the search: it is logged once, with its traceback, and the tree built so far is returned, with
+    `stats.error` saying what happened. The copy the error may have spoiled is dropped with the search.
     """
     start = time.perf_counter()
     if budget.seconds is not None:
@@ -230,7 +246,7 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
     team = team if team is not None else game.active_team
     if team is None:
         raise ValueError("nobody is to act in this game state (is the game over?): pass the team to search for")
-    search = _Search(private_copy(game, seed=int(rng.randint(2 ** 31))), team.team_id, preset, rng)
+    search = _Search(private_copy(game, seed=int(rng.randint(2 ** 31))), team.team_id, preset, rng, deadline)
     copy_seconds = time.perf_counter() - start
     root = search.new_node()
     iterations, error = 0, None
@@ -243,7 +259,7 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
             search.iterate(root)
         except Exception as exc:  # noqa: BLE001 - a search must never take the game down with it
             error = f"{type(exc).__name__}: {exc}"
-            logger.exception("search stopped after %d iterations by an error", iterations)
+            log_failure_once(exc, "a search stopped early after an error")
             break
         iterations += 1
     nodes, depth_min, depth_max, depth_mean = tree_shape(root)

@@ -1,0 +1,341 @@
+"""Board-size evaluation: many seeded games, played in parallel, kept as they finish, summarised.
+
+The seed's performance table (`../shared/seeds/000_*`, "Performance") is the model: per board
+size and rollout setting, MCTS's wins and touchdowns as home and as away, plus draws, losses and a
+95% confidence interval on the win rate.
+
+Each game's seed follows from the base seed and the game's place in its cell (board, rollouts,
+side, number), so the same command plays the same games whatever the number of workers, and a run
+that was interrupted resumes by playing only the games missing from its results file. Records
+are keyed by everything that defines their game, so one results file can hold several runs (more
+games per side, other boards, another budget) and each command's table uses its own games only.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import sys
+import time
+import zlib
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
+
+from mcts_bot.games import check_team
+from mcts_bot.matches import SIDES, GameSpec, play_game
+
+RESULTS_FILE = "games.jsonl"
+
+
+def game_seed(base_seed: int, board: int, rollouts: bool, side: str, number: int) -> int:
+    """The seed of one game: a stable function of the base seed and the game's place in the run."""
+    return zlib.crc32(f"{base_seed}/{board}/{int(rollouts)}/{side}/{number}".encode()) & 0x7FFFFFFF
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What an evaluation plays. Two runs into one results folder must agree on all of it."""
+
+    boards: Sequence[int]
+    games_per_side: int
+    rollouts: Sequence[bool]
+    preset: str = "default"
+    opponent: str = "random"
+    seconds: Optional[float] = None
+    iterations: Optional[int] = None
+    team: str = "human"
+    base_seed: int = 0
+    competition: bool = False
+
+    def __post_init__(self) -> None:
+        if self.games_per_side < 1:
+            raise ValueError(f"games per side must be at least 1, got {self.games_per_side}")
+        if not self.boards:
+            raise ValueError("no board size given")
+        if not self.rollouts:
+            raise ValueError("no rollout setting given")
+        # Building the specs checks boards, preset, opponent and budget before any game is played.
+        self.specs()
+        for board in self.boards:
+            check_team(self.team, board)
+
+    def specs(self) -> List[GameSpec]:
+        return [GameSpec(board=board, side=side, rollouts=rollouts,
+                         seed=game_seed(self.base_seed, board, rollouts, side, number),
+                         preset=self.preset, opponent=self.opponent, seconds=self.seconds,
+                         iterations=self.iterations, team=self.team, competition=self.competition)
+                for rollouts in self.rollouts for board in self.boards for side in SIDES
+                for number in range(self.games_per_side)]
+
+    def describe(self) -> str:
+        budget = " or ".join(part for part in (f"{self.seconds:g} s" if self.seconds else "",
+                                                f"{self.iterations} iterations" if self.iterations else "") if part)
+        return (f"MCTS ({self.preset}) vs {self.opponent}, boards {', '.join(map(str, self.boards))}, "
+                f"{self.games_per_side} games per side, rollouts {'/'.join('on' if r else 'off' for r in self.rollouts)}, "
+                f"{budget} per decision, base seed {self.base_seed}"
+                + (", competition clocks" if self.competition else ""))
+
+
+# ----------------------------------------------------------------------------------------- results
+
+def read_results(path: Path) -> List[dict]:
+    """The records in a results file; a last line cut off by an interruption is ignored."""
+    if not path.exists():
+        return []
+    records = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue  # a half-written last line from an interrupted run: that game is played again
+    return records
+
+
+def drop_partial_last_line(path: Path) -> None:
+    """Cut a last line that an interruption left without its newline, so appends start on a fresh line."""
+    if not path.exists():
+        return
+    with open(path, "rb+") as f:
+        data = f.read()
+        if data and not data.endswith(b"\n"):
+            f.truncate(data.rfind(b"\n") + 1)
+
+
+def append_result(path: Path, record: dict) -> None:
+    """Append one game's record and make sure it is on disk before going on."""
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(record) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+# ------------------------------------------------------------------------------------------ running
+
+class Progress:
+    """One status line: games done of total, running win rate, time left."""
+
+    def __init__(self, total: int, done: int, wins: int, stream=sys.stderr):
+        self.total, self.done, self.wins = total, done, wins
+        self.played = 0
+        self.start = time.time()
+        self.stream = stream
+        self.show()
+
+    def update(self, record: dict) -> None:
+        self.done += 1
+        self.played += 1
+        self.wins += record["result"] == "win"
+        self.show()
+
+    def show(self) -> None:
+        rate = f"{100 * self.wins / self.done:.0f}%" if self.done else "-"
+        if self.played:
+            left = (time.time() - self.start) / self.played * (self.total - self.done)
+            eta = f"{int(left // 3600)}:{int(left % 3600 // 60):02d}:{int(left % 60):02d} left"
+        else:
+            eta = "time left unknown"
+        width = 30
+        filled = int(width * self.done / self.total) if self.total else width
+        line = f"[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} games, MCTS win rate {rate}, {eta}"
+        if self.stream.isatty():  # redraw one line in a terminal; one line per game in a log
+            self.stream.write(f"\r{line}   " + ("\n" if self.done == self.total else ""))
+        else:
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def _run_local(specs: List[GameSpec], workers: int) -> Iterator[dict]:
+    if workers == 1:
+        for spec in specs:
+            yield play_game(spec)
+        return
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(play_game, spec) for spec in specs]
+        for future in as_completed(futures):
+            yield future.result()
+
+
+def _run_ray(specs: List[GameSpec], workers: int, address: Optional[str]) -> Iterator[dict]:
+    try:
+        import ray
+    except ImportError:
+        raise RuntimeError("the ray backend needs Ray: pip install 'mcts_bot[ray]' (or pip install ray)") from None
+    started_here = not ray.is_initialized()
+    if started_here:
+        # With no address, this starts a local Ray with `workers` CPUs; with one, it joins that cluster.
+        ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False,
+                 log_to_driver=False, logging_level="ERROR")
+    try:
+        remote_play = ray.remote(num_cpus=1)(play_game)
+        pending = [remote_play.remote(spec) for spec in specs]
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            yield ray.get(done[0])
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+def run(settings: Settings, out: Path, *, workers: int = 1, backend: str = "local",
+        ray_address: Optional[str] = None, progress: bool = True,
+        on_result: Optional[Callable[[dict], None]] = None) -> List[dict]:
+    """Play the games of `settings` not yet in `out`, appending each record as it finishes.
+
+    Returns every record of these settings in `out` (earlier ones included), in the settings' order.
+    """
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    if backend not in ("local", "ray"):
+        raise ValueError(f"unknown backend {backend!r}: choose local or ray")
+    out.mkdir(parents=True, exist_ok=True)
+    results_path = out / RESULTS_FILE
+    drop_partial_last_line(results_path)
+    specs = settings.specs()
+    done = {record["key"]: record for record in read_results(results_path)}
+    todo = [spec for spec in specs if spec.key not in done]
+    bar = Progress(len(specs), len(specs) - len(todo),
+                   sum(1 for s in specs if done.get(s.key, {}).get("result") == "win")) if progress else None
+    games = _run_ray(todo, workers, ray_address) if backend == "ray" else _run_local(todo, workers)
+    for record in games:
+        append_result(results_path, record)
+        done[record["key"]] = record
+        if bar:
+            bar.update(record)
+        if on_result:
+            on_result(record)
+    return [done[spec.key] for spec in specs]
+
+
+# ------------------------------------------------------------------------------------------ summary
+
+def wilson_interval(successes: float, n: int, z: float = 1.959964) -> tuple:
+    """The Wilson score interval for a proportion: well behaved at 0%, 100% and small n."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+COLUMNS = ["Rollouts", "Env", "Home Wins", "Home TDs", "Away Wins", "Away TDs", "Total Wins", "Total TDs",
+           "AVG Wins", "AVG TDs", "Iterations", "Draws", "Losses", "Win rate 95% CI"]
+
+
+@dataclass
+class Row:
+    rollouts: bool
+    board: int
+    games: Dict[str, List[dict]]
+
+    def _count(self, side: Optional[str], result: str) -> int:
+        sides = SIDES if side is None else (side,)
+        return sum(1 for s in sides for r in self.games[s] if r["result"] == result)
+
+    def _tds(self, side: Optional[str]) -> int:
+        sides = SIDES if side is None else (side,)
+        return sum(r["score"][0] for s in sides for r in self.games[s])
+
+    def _n(self, side: Optional[str] = None) -> int:
+        sides = SIDES if side is None else (side,)
+        return sum(len(self.games[s]) for s in sides)
+
+    def win_rate(self, side: Optional[str] = None) -> tuple:
+        """(rate, low, high) of wins over games, for one side or both."""
+        n, wins = self._n(side), self._count(side, "win")
+        low, high = wilson_interval(wins, n)
+        return (wins / n if n else 0.0, low, high)
+
+    def cells(self) -> List[str]:
+        n = self._n()
+        searched = [r for s in SIDES for r in self.games[s] if r["searches"]]
+        iterations = sum(r["mean_iterations"] for r in searched) / len(searched) if searched else 0.0
+        rate, low, high = self.win_rate()
+        return ["Yes" if self.rollouts else "No", str(self.board),
+                f"{self._count('home', 'win')}/{self._n('home')}", str(self._tds("home")),
+                f"{self._count('away', 'win')}/{self._n('away')}", str(self._tds("away")),
+                f"{self._count(None, 'win')}/{n}", str(self._tds(None)),
+                f"{rate:.2f}", f"{self._tds(None) / n:.2f}" if n else "-", f"{iterations:.0f}",
+                str(self._count(None, "draw")), str(self._count(None, "loss")),
+                f"{100 * low:.0f}-{100 * high:.0f}%"]
+
+
+def summarise(records: Iterable[dict]) -> List[Row]:
+    """One row per (rollouts, board), in the seed's order: rollouts on first, boards ascending."""
+    cells: Dict[tuple, Dict[str, List[dict]]] = defaultdict(lambda: {side: [] for side in SIDES})
+    crashed = []
+    for record in records:
+        if record["result"] is None:
+            crashed.append(record)
+            continue
+        spec = record["spec"]
+        cells[(spec["rollouts"], spec["board"])][spec["side"]].append(record)
+    if crashed:
+        print(f"warning: {len(crashed)} game(s) crashed and are left out of the table "
+              f"(see 'crash' in the results file)", file=sys.stderr)
+    return [Row(rollouts, board, games) for (rollouts, board), games in
+            sorted(cells.items(), key=lambda item: (not item[0][0], item[0][1]))]
+
+
+def markdown_table(rows: List[Row]) -> str:
+    lines = ["| " + " | ".join(COLUMNS) + " |",
+             "|" + "|".join("-" * (len(c) + 1) + ":" if i > 0 else "-" * (len(c) + 2) for i, c in enumerate(COLUMNS)) + "|"]
+    lines += ["| " + " | ".join(row.cells()) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def csv_table(rows: List[Row]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for row in rows:
+        writer.writerow(row.cells())
+    return buffer.getvalue()
+
+
+def plot(rows: List[Row], path: Path, title: str) -> Path:
+    """Win rate per board size, home and away, rollouts on and off, with 95% intervals."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    boards = sorted({row.board for row in rows})
+    positions = {board: i for i, board in enumerate(boards)}
+    series = [(rollouts, side) for rollouts in (True, False) for side in SIDES
+              if any(row.rollouts == rollouts for row in rows)]
+    width = 0.8 / max(len(series), 1)
+    for k, (rollouts, side) in enumerate(series):
+        xs, ys, lows, highs = [], [], [], []
+        for row in rows:
+            if row.rollouts != rollouts or not row.games[side]:
+                continue
+            rate, low, high = row.win_rate(side)
+            xs.append(positions[row.board] - 0.4 + width * (k + 0.5))
+            ys.append(rate)
+            lows.append(rate - low)
+            highs.append(high - rate)
+        label = f"{side}, rollouts {'on' if rollouts else 'off'}"
+        ax.bar(xs, ys, width=width * 0.9, label=label, yerr=[lows, highs], capsize=3,
+               color=("#1f77b4" if side == "home" else "#ff7f0e"), alpha=1.0 if rollouts else 0.55,
+               hatch=None if rollouts else "//")
+    ax.set_xticks(range(len(boards)), [f"{b} player{'s' if b > 1 else ''}" for b in boards])
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("MCTS win rate (95% CI)")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=8, loc="lower left")
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -1,0 +1,164 @@
+"""Playing one whole game between MCTS and an opponent, checked and summarised as a plain record.
+
+Used by the evaluation, the soak test and the competition scripts. Everything that makes a game
+what it is lives in `GameSpec`; the game's seed seeds botbowl's dice and both bots, so a game with an
+iteration budget is the same game in any process.
+"""
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import asdict, dataclass
+from typing import Optional
+
+import botbowl
+from botbowl.ai.bots.random_bot import RandomBot
+from botbowl.core import Action
+
+from mcts_bot import actions as game_actions
+from mcts_bot.agent import MCTSBot
+from mcts_bot.games import check_board_size, make_game
+from mcts_bot.presets import PRESETS
+from mcts_bot.mcts import Budget
+
+SIDES = ("home", "away")
+
+
+def mcts_preset_of(opponent: str) -> Optional[str]:
+    """The preset behind an MCTS opponent name ("mcts" -> default, "mcts-vanilla" -> vanilla), else None."""
+    if opponent == "mcts":
+        return "default"
+    if opponent.startswith("mcts-") and opponent[len("mcts-"):] in PRESETS:
+        return opponent[len("mcts-"):]
+    return None
+
+
+def check_opponent(opponent: str) -> str:
+    """`opponent` if it names a bot we can build; otherwise a clear error listing what is allowed."""
+    if mcts_preset_of(opponent) is not None or opponent.lower() in botbowl.list_bots():
+        return opponent
+    mcts_names = ["mcts"] + [f"mcts-{name}" for name in sorted(PRESETS) if name != "default"]
+    others = sorted(set(botbowl.list_bots()) - set(mcts_names))
+    raise ValueError(f"unknown opponent {opponent!r}: choose one of {', '.join(mcts_names + others)} "
+                     f"(MCTS opponents play with the same budget)")
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One game: MCTS (`preset`, `rollouts`) on `side` against `opponent`, on a board, from a seed."""
+
+    board: int
+    side: str
+    rollouts: bool
+    seed: int
+    preset: str = "default"
+    opponent: str = "random"
+    seconds: Optional[float] = None
+    iterations: Optional[int] = None
+    team: str = "human"
+    competition: bool = False
+
+    def __post_init__(self) -> None:
+        check_board_size(self.board)
+        if self.side not in SIDES:
+            raise ValueError(f"unknown side {self.side!r}: choose home or away")
+        if self.preset not in PRESETS:
+            raise ValueError(f"unknown preset {self.preset!r}: choose one of {', '.join(sorted(PRESETS))}")
+        check_opponent(self.opponent)
+        Budget(seconds=self.seconds, iterations=self.iterations)  # validates the budget
+
+    @property
+    def key(self) -> str:
+        """Identifies the game in a results file (what is played, not how fast the machine is)."""
+        return (f"{self.board}/{self.side}/{'rollouts' if self.rollouts else 'no-rollouts'}/{self.seed}/"
+                f"{self.preset}/{self.opponent}/{self.seconds}/{self.iterations}/{self.team}/{self.competition}")
+
+
+class CheckedAgent(botbowl.Agent):
+    """Wraps a bot: counts its decisions, the actions it returns that the game does not allow, the
+    exceptions it raises, and (with clocks) its returns after its clock ran out."""
+
+    def __init__(self, bot: botbowl.Agent):
+        super().__init__(bot.name)
+        self.bot = bot
+        self.decisions = 0
+        self.illegal = 0
+        self.exceptions = 0
+        self.timeouts = 0
+        self.min_seconds_left: Optional[float] = None
+
+    def new_game(self, game, team):
+        self.bot.new_game(game, team)
+
+    def end_game(self, game):
+        self.bot.end_game(game)
+
+    def act(self, game) -> Action:
+        team = game.active_team
+        self.decisions += 1
+        try:
+            action = self.bot.act(game)
+        except Exception:
+            self.exceptions += 1
+            raise
+        if not game_actions.is_available(game, action):
+            self.illegal += 1
+        clock = game.get_clock(team) if game.config.competition_mode and team is not None else None
+        if clock is not None:
+            left = clock.get_seconds_left()
+            self.min_seconds_left = left if self.min_seconds_left is None else min(self.min_seconds_left, left)
+            self.timeouts += clock.is_done()
+        return action
+
+
+def make_opponent(spec: GameSpec) -> botbowl.Agent:
+    preset = mcts_preset_of(spec.opponent)
+    if preset is not None:
+        return MCTSBot(spec.opponent, seconds=spec.seconds, iterations=spec.iterations, preset=preset,
+                       seed=spec.seed + 1)
+    if spec.opponent == "random":
+        return RandomBot("random", seed=spec.seed + 1)
+    return botbowl.make_bot(spec.opponent)
+
+
+def play_game(spec: GameSpec) -> dict:
+    """Play the game and return its record (a JSON-ready dict); a crash is recorded, not raised."""
+    mcts = CheckedAgent(MCTSBot("mcts", seconds=spec.seconds, iterations=spec.iterations, preset=spec.preset,
+                                rollouts=spec.rollouts, seed=spec.seed))
+    opponent = CheckedAgent(make_opponent(spec))
+    home, away = (mcts, opponent) if spec.side == "home" else (opponent, mcts)
+    game = make_game(spec.board, home, away, seed=spec.seed, competition=spec.competition, team=spec.team,
+                     game_id=spec.key)
+    start = time.time()
+    crash = None
+    try:
+        game.init()  # both agents are bots: botbowl plays the whole game here
+        if not game.state.game_over:
+            raise RuntimeError("the game stopped before its end")
+    except Exception:  # noqa: BLE001 - recorded in the results, where the soak test counts it
+        crash = traceback.format_exc()
+    seconds = time.time() - start
+    mcts_team = game.state.home_team if spec.side == "home" else game.state.away_team
+    opponent_team = game.get_opp_team(mcts_team)
+    mine, theirs = mcts_team.state.score, opponent_team.state.score
+    totals = mcts.bot.totals
+    return {
+        "key": spec.key,
+        "spec": asdict(spec),
+        "result": None if crash else ("win" if mine > theirs else "draw" if mine == theirs else "loss"),
+        "score": [mine, theirs],
+        "casualties_inflicted": len(game.get_casualties(opponent_team)),
+        "casualties_suffered": len(game.get_casualties(mcts_team)),
+        "decisions": totals.decisions,
+        "searches": totals.searches,
+        "mean_iterations": totals.mean_iterations,
+        "search_errors": totals.errors,
+        "safe_actions": totals.safe_actions,
+        "illegal_actions": mcts.illegal,
+        "opponent_illegal_actions": opponent.illegal,
+        "exceptions": mcts.exceptions,
+        "timeouts": mcts.timeouts,
+        "min_seconds_left": mcts.min_seconds_left,
+        "seconds": seconds,
+        "crash": crash,
+    }

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Board-size evaluation: MCTS against an opponent on each board size, as home and as away,
+with and without rollouts; the seed's table with draws, losses and 95% intervals, and a plot.
+
+Every game is written to OUT/games.jsonl as soon as it ends; running the same command again
+skips the games already there and plays the rest.
+"""
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from mcts_bot import cli, evaluation
+from mcts_bot.games import BOARD_SIZES
+from mcts_bot.matches import check_opponent
+from mcts_bot.mcts import Budget
+
+ROLLOUTS = {"on": (True,), "off": (False,), "both": (True, False)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--boards", type=cli.board_size, nargs="+", default=list(BOARD_SIZES),
+                        help="board sizes among 1 3 5 7 11 (default: all)")
+    parser.add_argument("--games", type=cli.positive_int, default=10, help="games per side and setting (default 10)")
+    parser.add_argument("--rollouts", choices=sorted(ROLLOUTS), default="both", help="(default both)")
+    parser.add_argument("--preset", type=cli.preset_name, default="default", help="the MCTS preset (default: default)")
+    parser.add_argument("--opponent", default="random",
+                        help="random (default), any bot registered with botbowl, or mcts / mcts-<preset> "
+                             "for another MCTS configuration with the same budget")
+    parser.add_argument("--team", default="human", help="team file for both sides (default human)")
+    parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="base seed (default 0)")
+    parser.add_argument("--competition", action="store_true", help="play under botbowl's competition clocks")
+    parser.add_argument("--workers", type=cli.positive_int, default=os.cpu_count() or 1,
+                        help="games played in parallel (default: the number of cores)")
+    parser.add_argument("--backend", choices=["local", "ray"], default="local",
+                        help="local processes (default) or Ray tasks (needs pip install 'mcts_bot[ray]')")
+    parser.add_argument("--ray-address", default=None,
+                        help="a Ray cluster to join (default: start a local Ray with --workers CPUs)")
+    parser.add_argument("--out", type=Path, default=Path("results/evaluation"),
+                        help="results folder (default results/evaluation)")
+    parser.add_argument("--plot", type=Path, default=None, help="plot file (default img/<name of --out>.png)")
+    parser.add_argument("--title", default=None, help="plot title (default: the settings)")
+    cli.add_budget_arguments(parser, default=Budget(seconds=1.0))
+    args = parser.parse_args()
+    budget = cli.budget_from_args(args)
+    try:
+        check_opponent(args.opponent)
+        settings = evaluation.Settings(boards=tuple(args.boards), games_per_side=args.games,
+                                       rollouts=ROLLOUTS[args.rollouts], preset=args.preset, opponent=args.opponent,
+                                       seconds=budget.seconds, iterations=budget.iterations, team=args.team,
+                                       base_seed=args.seed, competition=args.competition)
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.backend == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            parser.error("--backend ray needs Ray: pip install 'mcts_bot[ray]' (or pip install ray)")
+
+    print(settings.describe(), file=sys.stderr)
+    print(f"results: {args.out / evaluation.RESULTS_FILE}", file=sys.stderr)
+    records = evaluation.run(settings, args.out, workers=args.workers, backend=args.backend,
+                             ray_address=args.ray_address)
+    rows = evaluation.summarise(records)
+    table = evaluation.markdown_table(rows)
+    (args.out / "table.md").write_text(table, encoding="utf-8")
+    (args.out / "table.csv").write_text(evaluation.csv_table(rows), encoding="utf-8")
+    plot_path = args.plot or Path("img") / f"{args.out.name}.png"
+    evaluation.plot(rows, plot_path, args.title or settings.describe())
+    print(table)
+    problems = {key: sum(r[key] for r in records) for key in ("illegal_actions", "exceptions", "timeouts")}
+    problems["crashed games"] = sum(1 for r in records if r["crash"])
+    print(f"{len(records)} games; " + ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in problems.items()))
+    print(f"table: {args.out / 'table.md'}, {args.out / 'table.csv'}; plot: {plot_path}")
+
+
+if __name__ == "__main__":
+    main()

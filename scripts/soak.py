@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Soak test: many full games on every board size, both sides, several seeds, against random and
+against itself, with small budgets. Every action MCTS returns is checked against the game's
+available actions. Exits 1 if any game crashed, any action was illegal, or the bot raised.
+
+Games are written to OUT/games.jsonl as they finish; rerunning the command resumes.
+"""
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from mcts_bot import cli, evaluation
+from mcts_bot.games import BOARD_SIZES
+from mcts_bot.mcts import Budget
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--boards", type=cli.board_size, nargs="+", default=list(BOARD_SIZES),
+                        help="board sizes (default: all)")
+    parser.add_argument("--seeds", type=cli.positive_int, default=5, help="games per board, side and opponent (default 5)")
+    parser.add_argument("--opponents", nargs="+", default=["random", "mcts"], help="(default: random mcts)")
+    parser.add_argument("--preset", type=cli.preset_name, default="default", help="MCTS preset (default: default)")
+    parser.add_argument("--competition", action="store_true", help="play under botbowl's competition clocks")
+    parser.add_argument("--workers", type=cli.positive_int, default=os.cpu_count() or 1,
+                        help="games in parallel (default: the number of cores)")
+    parser.add_argument("--out", type=Path, default=Path("results/soak"), help="results folder (default results/soak)")
+    parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="base seed (default 0)")
+    cli.add_budget_arguments(parser, default=Budget(iterations=20))
+    args = parser.parse_args()
+    budget = cli.budget_from_args(args)
+    try:
+        runs = [evaluation.Settings(boards=tuple(args.boards), games_per_side=args.seeds, rollouts=(False, True),
+                                    preset=args.preset, opponent=opponent, seconds=budget.seconds,
+                                    iterations=budget.iterations, base_seed=args.seed, competition=args.competition)
+                for opponent in args.opponents]
+    except ValueError as exc:
+        parser.error(str(exc))
+
+    records = []
+    for settings in runs:
+        print(settings.describe(), file=sys.stderr)
+        records += evaluation.run(settings, args.out / settings.opponent, workers=args.workers)
+    counts = {
+        "games": len(records),
+        "finished": sum(1 for r in records if r["result"] is not None),
+        "decisions": sum(r["decisions"] for r in records),
+        "searches": sum(r["searches"] for r in records),
+        "crashed games": sum(1 for r in records if r["crash"]),
+        "illegal actions": sum(r["illegal_actions"] for r in records),
+        "illegal actions of MCTS opponents": sum(r["opponent_illegal_actions"] for r in records
+                                                 if r["spec"]["opponent"].startswith("mcts")),
+        "exceptions raised by the bot": sum(r["exceptions"] for r in records),
+        "time-outs": sum(r["timeouts"] for r in records),
+        "searches stopped by an error": sum(r["search_errors"] for r in records),
+        "safe actions played": sum(r["safe_actions"] for r in records),
+    }
+    width = max(map(len, counts))
+    for name, value in counts.items():
+        print(f"{name:<{width}}  {value}")
+    failed = (counts["crashed games"] or counts["illegal actions"] or counts["illegal actions of MCTS opponents"]
+              or counts["exceptions raised by the bot"])
+    for record in records:
+        if record["crash"]:
+            print(f"\ncrash in {record['key']}:\n{record['crash']}", file=sys.stderr)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

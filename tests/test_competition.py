@@ -1,0 +1,103 @@
+"""Competition readiness: time planning from the game's clocks, botbowl's harness, the socket server, soak."""
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from botbowl.ai.bots.random_bot import RandomBot
+from botbowl.ai.competition.python_socket import PythonSocketClient
+
+import mcts_bot
+from conftest import turn_position
+from mcts_bot import timing
+from mcts_bot.games import make_game
+from mcts_bot.matches import CheckedAgent
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+
+
+def run(script, *args, timeout=900):
+    return subprocess.run([sys.executable, str(SCRIPTS / f"{script}.py"), *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_no_clock_no_limit():
+    game = turn_position(3, seed=0)
+    assert not game.config.competition_mode
+    assert timing.time_for_decision(game, game.active_team) is None
+
+
+def test_turn_clock_is_shared_over_the_turns_decisions():
+    game = turn_position(11, seed=0)
+    game.config.competition_mode = True
+    team = game.active_team
+    game.add_primary_clock(team)  # a fresh clock of config.time_limits.turn seconds
+    limit = game.config.time_limits.turn
+    expected = timing.expected_decisions_left(game, team)
+    assert expected == timing.DECISIONS_PER_PLAYER * len(game.get_players_on_pitch(team, used=False)) + 2
+    seconds = timing.time_for_decision(game, team)
+    reserve = timing.RESERVE_SHARE * limit + timing.RESERVE_SECONDS
+    assert seconds == pytest.approx((limit - reserve) / expected, abs=0.01)
+    assert seconds * expected < limit  # the whole turn fits in the clock
+    # A secondary clock (a decision in the opponent's turn) gives a share of its own few seconds.
+    game.add_secondary_clock(team)
+    assert 0 < timing.time_for_decision(game, team) < game.config.time_limits.secondary
+
+
+def test_a_tight_turn_clock_is_never_overrun():
+    # 3 s per turn and a 2 s budget per decision: without planning, a turn of several decisions
+    # would run out of time; planned, every answer comes back with time left on the clock.
+    mcts = CheckedAgent(mcts_bot.MCTSBot(seconds=2.0, seed=0))
+    game = make_game(1, mcts, RandomBot("random", seed=0), seed=0, competition=True)
+    game.config.time_limits.turn = 3
+    game.init()
+    assert game.state.game_over
+    assert mcts.timeouts == 0 and mcts.illegal == 0
+    assert mcts.min_seconds_left > 0
+
+
+def test_botbowls_competition_harness():
+    result = run("competition", "--board", "1", "--games", "2", "--iterations", "10")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("time-outs 0, illegal actions 0") == 2
+    assert "MCTS home" in result.stdout and "MCTS away" in result.stdout
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("", 0))
+        return s.getsockname()[1]
+
+
+def test_served_over_botbowls_socket_interface():
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-u", str(SCRIPTS / "serve.py"), "--port", str(port), "--iterations", "10",
+                               "--seed", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert "serving mcts" in server.stdout.readline()
+        assert "Agent listening" in server.stdout.readline()  # botbowl prints it once bound
+        client = CheckedAgent(PythonSocketClient("remote-mcts", socket.gethostname(), port, "32", connection_timeout=10))
+        game = make_game(1, client, RandomBot("random", seed=1), seed=1, competition=True)
+        game.init()
+        assert game.state.game_over and client.decisions > 10 and client.illegal == 0 and client.timeouts == 0
+    finally:
+        server.kill()
+        server.wait()
+
+
+def test_soak_smoke(tmp_path):
+    result = run("soak", "--boards", "1", "--seeds", "1", "--iterations", "5", "--workers", "2", "--out", tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = dict(line.rsplit(None, 1) for line in result.stdout.splitlines())
+    assert int(lines["games"]) == int(lines["finished"]) == 8
+    assert lines["crashed games"] == lines["illegal actions"] == lines["exceptions raised by the bot"] == "0"
+
+
+def test_bad_arguments_are_rejected():
+    result = run("competition", "--games", "3")
+    assert result.returncode == 2 and "needs an even number" in result.stderr
+    result = run("serve", "--port", "70000")
+    assert result.returncode == 2 and "not a port number" in result.stderr
+    result = run("soak", "--opponents", "nobody")
+    assert result.returncode == 2 and "unknown opponent 'nobody'" in result.stderr

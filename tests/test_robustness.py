@@ -1,0 +1,136 @@
+"""Fault injection: whatever fails inside a search, act() returns a legal action and the game goes on."""
+import gc
+import logging
+
+import botbowl
+import numpy as np
+import pytest
+from botbowl.ai.bots.random_bot import RandomBot
+
+import mcts_bot
+from conftest import LegalityChecker, turn_position
+from mcts_bot import mcts as search_module
+from mcts_bot.games import make_game
+from mcts_bot.heuristics import material_heuristic
+from mcts_bot.policies import random_rollout_policy, ucb1
+
+
+class Boom(RuntimeError):
+    pass
+
+
+def raising(message):
+    def plugin(*args, **kwargs):
+        raise Boom(message)
+    return plugin
+
+
+def every_nth_call_raises(function, n, message):
+    calls = {"n": 0}
+
+    def plugin(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] % n == 0:
+            raise Boom(message)
+        return function(*args, **kwargs)
+    return plugin
+
+
+def play_full_game(bot, board=1, seed=0):
+    checker = LegalityChecker(bot)
+    game = make_game(board, checker, RandomBot("random", seed=seed), seed=seed)
+    game.init()
+    assert game.state.game_over
+    assert checker.illegal == [] and checker.decisions > 5
+    return checker
+
+
+@pytest.mark.parametrize("plugins", [
+    {"heuristic": raising("heuristic down")},
+    {"tree_policy": raising("tree policy down")},
+    {"rollouts": True, "rollout_policy": raising("rollout policy down")},
+    {"rollouts": True, "rollout_policy": every_nth_call_raises(random_rollout_policy, 7, "mid-rollout")},
+    {"heuristic": lambda game, team: float("nan")},
+    {"final_policy": raising("final policy down")},
+], ids=["heuristic", "tree-policy", "rollout-policy", "mid-rollout", "nan-heuristic", "final-policy"])
+def test_failing_plugin_never_stops_the_game(plugins, caplog):
+    bot = mcts_bot.MCTSBot(seconds=None, iterations=15, seed=1, **plugins)
+    with caplog.at_level(logging.ERROR, logger="mcts_bot"):
+        play_full_game(bot)
+    errors = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert errors, "the failure must be logged"
+    # logged once, with its traceback, however many decisions hit it
+    assert len({r.getMessage() for r in errors}) == len(errors)
+    assert all(r.exc_info for r in errors)
+    assert bot.totals.errors > 0 or bot.totals.safe_actions > 0
+
+
+def test_failing_revert_never_stops_the_game(monkeypatch):
+    # The real game never reverts; only the search's copies do. Every 5th revert fails.
+    revert = botbowl.Game.revert
+    monkeypatch.setattr(botbowl.Game, "revert", every_nth_call_raises(revert, 5, "revert down"))
+    bot = mcts_bot.MCTSBot(seconds=None, iterations=15, seed=2)
+    play_full_game(bot)
+    assert bot.totals.errors > 0
+
+
+def test_failing_copy_never_stops_the_game(monkeypatch):
+    monkeypatch.setattr(search_module, "private_copy", raising("copy down"))
+    bot = mcts_bot.MCTSBot(seconds=None, iterations=15, seed=3)
+    play_full_game(bot)
+    assert bot.totals.searches == 0 and bot.totals.safe_actions > 5
+
+
+def test_mid_rollout_failure_leaves_the_real_game_alone():
+    game = turn_position(3, seed=4)
+    before = game.state.to_json(ignore_clocks=True)
+    policy = every_nth_call_raises(random_rollout_policy, 3, "mid-rollout")
+    root = mcts_bot.search(game, iterations=100, seed=0, rollouts=True, rollout_policy=policy)
+    assert root.visits >= 0 and game.state.to_json(ignore_clocks=True) == before
+
+
+def test_next_decision_starts_clean():
+    failing = {"on": True}
+
+    def heuristic(game, team):
+        if failing["on"]:
+            raise Boom("only the first decision")
+        return material_heuristic(game, team)
+
+    game = turn_position(3, seed=5)
+    bot = mcts_bot.MCTSBot(seconds=None, iterations=30, seed=0, heuristic=heuristic)
+    bot.new_game(game, game.active_team)
+    first = bot.act(game)
+    assert mcts_bot.actions.is_available(game, first)
+    assert bot.last_stats is None or bot.last_stats.error is not None
+    failing["on"] = False
+    bot.act(game)
+    assert bot.last_stats.error is None and bot.last_stats.iterations == 30
+
+
+def test_previous_tree_is_released():
+    # No reference cycles in the tree: once the agent lets go of a root, its nodes are gone.
+    def live_nodes():
+        gc.collect()
+        return sum(1 for o in gc.get_objects() if isinstance(o, (mcts_bot.ActionNode, mcts_bot.ChanceNode)))
+
+    game = turn_position(3, seed=6)
+    bot = mcts_bot.MCTSBot(seconds=None, iterations=200, seed=0)
+    bot.new_game(game, game.active_team)
+    baseline = live_nodes()
+    for _ in range(3):
+        bot.act(game)
+        assert live_nodes() - baseline == bot.last_stats.nodes
+    bot.end_game(game)
+    assert live_nodes() == baseline
+
+
+def test_series_does_not_leak_between_games():
+    bot = mcts_bot.MCTSBot(seconds=None, iterations=10, seed=7)
+    for seed in range(2):
+        game = make_game(1, bot, RandomBot("random", seed=seed), seed=seed)
+        game.init()
+        assert game.state.game_over
+        assert bot.last_root is None and bot._last_formation is None
+    totals = bot.totals
+    assert 0 < totals.decisions < 400  # counts one game, not both
