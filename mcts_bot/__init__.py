@@ -10,9 +10,11 @@ import botbowl
 from mcts_bot.actions import legal_actions
 from mcts_bot.agent import MCTSBot
 from mcts_bot.hashing import game_state_hash
-from mcts_bot.heuristics import material_heuristic
+from mcts_bot.heuristics import material_heuristic, progress_heuristic
 from mcts_bot.nodes import ActionNode, ChanceNode
-from mcts_bot.policies import botbowl_order, most_visited, random_rollout_policy, shuffled_order, ucb1
+from mcts_bot.policies import (botbowl_order, most_visited, normalized_ucb1, random_rollout_policy, shuffled_order,
+                               ucb1)
+from mcts_bot.priors import prior_order
 from mcts_bot.presets import PRESETS, Preset, configure, get_preset
 from mcts_bot.render import to_xml
 from mcts_bot.mcts import Budget, SearchResult, SearchStats, run_search, search
@@ -20,7 +22,8 @@ from mcts_bot.mcts import Budget, SearchResult, SearchStats, run_search, search
 __all__ = [
     "ActionNode", "Budget", "ChanceNode", "MCTSBot", "PRESETS", "Preset", "SearchResult", "SearchStats",
     "botbowl_order", "configure", "game_state_hash", "get_preset", "legal_actions", "material_heuristic",
-    "most_visited", "random_rollout_policy", "run_search", "search", "shuffled_order", "to_xml", "ucb1",
+    "most_visited", "normalized_ucb1", "prior_order", "progress_heuristic", "random_rollout_policy", "run_search",
+    "search", "shuffled_order", "to_xml", "ucb1",
 ]
 
 BOT_NAMES = {"mcts": MCTSBot}

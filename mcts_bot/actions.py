@@ -6,8 +6,7 @@ needs concrete `Action`s: one per (type, player), per (type, position), or the b
 Left out of the tree:
 - `PLACE_PLAYER`: hand placement of single players; the formation actions (`SETUP_*`) cover set-up.
 - `END_SETUP`: it follows a formation action at once (see `step`), so it is never a choice of its own.
-- `UNDO`: botbowl offers it only to human agents, and the search copy marks both agents human;
-  the real game never offers it to a bot.
+- `UNDO`: botbowl offers it only to human agents, never to a bot.
 """
 from __future__ import annotations
 
@@ -56,12 +55,30 @@ def end_setup_follow_up(game: botbowl.Game, action: Action) -> Optional[Action]:
     return Action(ActionType.END_SETUP)
 
 
+def advance(game: botbowl.Game, action: Action) -> None:
+    """Apply `action`, then run botbowl's procedures until someone must choose or the game is over.
+
+    This is `Game.step` in fast mode, except that it never asks the game's agents for actions: the
+    search's copy keeps bot (non-human) agents, because botbowl offers bots and humans different
+    choices (a human gets UNDO, and a block re-roll together with the block dice; a bot does not),
+    and the search must see the choices the real game offers the bot.
+    """
+    # As Game.step does: point the action at this game's own player and square objects.
+    if action.player is not None:
+        action.player = game.get_player(action.player.player_id)
+    if action.position is not None:
+        action.position = game.get_square(action.position.x, action.position.y)
+    game.action = action
+    while not game._one_step(game.action) and not game.state.game_over:
+        game.action = None  # the procedure continues without input
+
+
 def step(game: botbowl.Game, action: Action) -> None:
-    """Step `action` in `game`, followed by `END_SETUP` when it was a formation."""
-    game.step(action)
+    """Advance `game` by `action`, followed by `END_SETUP` when it was a formation."""
+    advance(game, action)
     follow_up = end_setup_follow_up(game, action)
     if follow_up is not None:
-        game.step(follow_up)
+        advance(game, follow_up)
 
 
 def is_available(game: botbowl.Game, action: Action) -> bool:

@@ -12,7 +12,8 @@ from botbowl.core import Action
 
 from mcts_bot import actions as game_actions
 from mcts_bot import timing
-from mcts_bot.nodes import ActionNode
+from mcts_bot.hashing import game_state_hash
+from mcts_bot.nodes import ActionNode, ChanceNode
 from mcts_bot.policies import FinalPolicy, RolloutPolicy, TreePolicy, most_visited
 from mcts_bot.presets import Heuristic, Preset, configure
 from mcts_bot.mcts import Budget, SearchResult, SearchStats, log_failure_once, run_search
@@ -34,6 +35,7 @@ class GameTotals:
     seconds: float = 0.0
     errors: int = 0  # searches stopped by an error, and decisions that fell back to a safe action after one
     safe_actions: int = 0  # decisions played without a search result (no time, or a failure)
+    reused_trees: int = 0  # searches that went on from the previous search's subtree (reuse_tree)
 
     @property
     def mean_iterations(self) -> float:
@@ -76,6 +78,7 @@ class MCTSBot(botbowl.Agent):
         self.on_decision = on_decision
         self.team_id: Optional[str] = None
         self.last_root: Optional[ActionNode] = None  # the last search's tree, released when the next one starts
+        self._played: Optional[ChanceNode] = None  # with reuse_tree: the child played at the last search
         self.last_stats: Optional[SearchStats] = None
         self.totals = GameTotals()
         self._last_formation: Optional[Action] = None
@@ -83,18 +86,20 @@ class MCTSBot(botbowl.Agent):
     def new_game(self, game: botbowl.Game, team: botbowl.Team) -> None:
         self.team_id = team.team_id
         self.last_root = None
+        self._played = None
         self.last_stats = None
         self.totals = GameTotals()
         self._last_formation = None
 
     def end_game(self, game: botbowl.Game) -> None:
         self.last_root = None
+        self._played = None
         self._last_formation = None
 
     def act(self, game: botbowl.Game) -> Action:
         start = time.perf_counter()
         self.totals.decisions += 1
-        self.last_root = None  # release the previous tree before building the next
+        self.last_root = None  # release the previous tree before building the next (reuse_tree keeps a part)
         try:
             return self._in_game(game, self._decide(game, start))
         except Exception as exc:  # noqa: BLE001 - a bot that raises loses the rest of its series
@@ -124,15 +129,23 @@ class MCTSBot(botbowl.Agent):
         deadline = None if clock_seconds is None else start + clock_seconds
         if deadline is not None and deadline - time.perf_counter() < MIN_SEARCH_SECONDS:
             return self._safe(game)
-        result = run_search(game, budget=self.budget, preset=self.preset, rng=self.rng, team=team, deadline=deadline)
+        played, self._played = self._played, None
+        reused = played.outcomes.get(game_state_hash(game)) if played is not None else None
+        del played  # the rest of the previous tree goes now
+        result = run_search(game, budget=self.budget, preset=self.preset, rng=self.rng, team=team, deadline=deadline,
+                            root=reused)
         self.last_root, self.last_stats = result.root, result.stats
         self.totals.searches += 1
+        self.totals.reused_trees += reused is not None
         self.totals.iterations += result.stats.iterations
         self.totals.seconds += result.stats.seconds
         self.totals.errors += result.stats.error is not None
-        action = self._choose(result.root)
-        if action is None:
+        chosen = self._choose(result.root)
+        if chosen is None:
             return self._safe(game)
+        if self.preset.reuse_tree:
+            self._played = chosen
+        action = chosen.action
         if self.on_decision is not None:
             try:
                 self.on_decision(game, result, action)
@@ -140,7 +153,7 @@ class MCTSBot(botbowl.Agent):
                 log_failure_once(exc, "the on_decision hook raised; the decision stands")
         return action
 
-    def _choose(self, root: ActionNode) -> Optional[Action]:
+    def _choose(self, root: ActionNode) -> Optional[ChanceNode]:
         """The final policy's pick among the children that were evaluated at least once, if any."""
         if not any(child.visits for child in root.children):
             return None
@@ -150,7 +163,7 @@ class MCTSBot(botbowl.Agent):
             log_failure_once(exc, "the final policy raised; playing the most visited child")
             self.totals.errors += 1
             chosen = most_visited(root)
-        return chosen.action if chosen.visits else most_visited(root).action
+        return chosen if chosen.visits else most_visited(root)
 
     def _safe(self, game: botbowl.Game) -> Action:
         self.totals.safe_actions += 1

@@ -85,12 +85,17 @@ def check_team(team: str, board_size: int) -> str:
 
 
 def random_position(board_size: int, *, seed: int, steps: int) -> botbowl.Game:
-    """A reproducible game position: a new game between two human (externally driven) agents,
-    advanced by `steps` random actions (fewer if the game ends first), all drawn from `seed`."""
+    """A reproducible game position, advanced by `steps` random actions (fewer if the game ends
+    first), all drawn from `seed`.
+
+    The game is driven from outside with `actions.step`, but its agents count as bots, so botbowl
+    offers the choices it offers bots (no UNDO, re-rolls before block dice) as in a real bot game.
+    """
     if steps < 0:
         raise ValueError(f"steps must be 0 or more, got {steps}")
     game = make_game(board_size, botbowl.Agent("home", human=True), botbowl.Agent("away", human=True), seed=seed)
-    game.init()
+    game.init()  # with human agents, init() waits for START_GAME instead of playing the game itself
+    game.home_agent.human = game.away_agent.human = False
     rng = np.random.RandomState(seed)
     for _ in range(steps):
         if game.state.game_over:

@@ -16,6 +16,7 @@ import zlib
 from typing import Dict, Tuple
 
 import botbowl
+from botbowl.core import ActionType
 from botbowl.core.procedure import Reroll, Setup
 
 _PLAYER_FLAGS = ("up", "used", "stunned", "knocked_out", "ejected", "has_blocked", "bone_headed",
@@ -84,8 +85,10 @@ def game_state_hash(game: botbowl.Game) -> int:
     turn_key = (0,) if turn is None else (1, turn.blitz_available, turn.pass_available, turn.handoff_available,
                                          turn.foul_available, turn.quick_snap, turn.blitz)
     balls = tuple((_square(ball.position), ball.on_ground, ball.is_carried) for ball in state.pitch.balls)
+    # UNDO is left out: botbowl offers it to human agents only, and the search's copy is all human,
+    # so the real game and its copy would otherwise never agree.
     available = tuple((choice.action_type.value, len(choice.players), len(choice.positions))
-                      for choice in state.available_actions)
+                      for choice in state.available_actions if choice.action_type != ActionType.UNDO)
     action_type = state.player_action_type
     key = (state.game_over, state.half, state.round, state.weather.value, state.gentle_gust,
            _team_code(game, game.active_team), _team_code(game, state.current_team),

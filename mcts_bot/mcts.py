@@ -7,6 +7,7 @@ the copy, and every iteration steps the copy forward from the root and reverts i
 from __future__ import annotations
 
 import logging
+import math
 import time
 from contextlib import contextmanager
 from copy import deepcopy
@@ -96,15 +97,18 @@ class SearchResult:
 
 
 def private_copy(game: botbowl.Game, seed: int) -> botbowl.Game:
-    """A deep copy of `game` for searching: forward model on, both agents human, its own dice.
+    """A deep copy of `game` for searching: forward model on, placeholder agents, its own dice.
 
-    The agents are replaced by human placeholders with the same ids, so the copy does not drag the
-    bots (and their trees) along and never calls them. The ruleset, the arena and the (immutable)
+    The agents are replaced by placeholders with the same ids and the same kind (bot or human), so
+    that botbowl offers the same choices as in the real game, while the copy does not drag the real
+    bots (and their trees) along. The search steps the copy with `actions.advance`, which never asks
+    the agents; a placeholder asked anyway would raise. The ruleset, the arena and the (immutable)
     report objects are shared rather than copied: they are only read.
     """
+    home, away = game.home_agent, game.away_agent
     memo = {
-        id(game.home_agent): Agent(game.home_agent.name, human=True, agent_id=game.home_agent.agent_id),
-        id(game.away_agent): Agent(game.away_agent.name, human=True, agent_id=game.away_agent.agent_id),
+        id(home): Agent(home.name, human=home.human, agent_id=home.agent_id),
+        id(away): Agent(away.name, human=away.human, agent_id=away.agent_id),
         id(game.ruleset): game.ruleset,
         id(game.arena): game.arena,
         id(game.state.reports): list(game.state.reports),
@@ -113,7 +117,6 @@ def private_copy(game: botbowl.Game, seed: int) -> botbowl.Game:
         memo[id(game.replay)] = None
     copy = deepcopy(game, memo)
     copy.config.competition_mode = False  # no clocks in the search
-    copy.config.fast_mode = True  # step() runs on until someone must choose
     copy.config.debug_mode = False
     copy.set_seed(seed)  # the real game's dice stay unknown to the search
     if not copy.trajectory.enabled:
@@ -183,11 +186,20 @@ class _Search:
         for node in path:
             node.visit(value)
 
+    def _may_expand(self, node: ActionNode) -> bool:
+        """Whether to try a new child rather than choose among the tried ones."""
+        if node.is_fully_expanded():
+            return False
+        if self.preset.widening is None or not node.children:
+            return True
+        c, alpha = self.preset.widening
+        return len(node.children) < math.ceil(c * node.visits ** alpha)
+
     def _select_and_expand(self, root: ActionNode) -> List[Union[ActionNode, ChanceNode]]:
         path: List[Union[ActionNode, ChanceNode]] = [root]
         node = root
         while not node.is_leaf:
-            if node.is_fully_expanded():
+            if not self._may_expand(node):
                 chance = self.preset.tree_policy(node)
             else:
                 chance = ChanceNode(node.next_untried(), node.is_opponent)
@@ -216,6 +228,18 @@ class _Search:
             self.step(self.preset.rollout_policy(self.game, self.rng))
 
 
+def decided(root: ActionNode, iterations_left: float) -> bool:
+    """True when the most visited child leads the runner-up by more than the iterations left:
+    no further iteration could change a most-visited choice."""
+    first = second = 0
+    for child in root.children:
+        if child.visits > first:
+            first, second = child.visits, first
+        elif child.visits > second:
+            second = child.visits
+    return first - second > iterations_left
+
+
 def tree_shape(root: ActionNode) -> tuple:
     """(nodes, min, max and mean depth of the leaves), counting ActionNodes and ChanceNodes as nodes
     and depth in decisions (ActionNode levels) below the root."""
@@ -232,10 +256,12 @@ def tree_shape(root: ActionNode) -> tuple:
 
 
 def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.random.RandomState,
-               team: Optional[botbowl.Team] = None, deadline: Optional[float] = None) -> SearchResult:
+               team: Optional[botbowl.Team] = None, deadline: Optional[float] = None,
+               root: Optional[ActionNode] = None) -> SearchResult:
     """Search from `game`'s current state for `team` (default: the team to act). `game` is not changed.
 
     `deadline` (a `time.perf_counter()` value) overrides the budget's seconds when it comes first.
+    `root` continues an earlier tree whose node stands for this very state (same hash, same team).
     An exception inside an iteration (a plug-in raising, botbowl failing to step or revert) stops
     the search: it is logged once, with its traceback, and the tree built so far is returned, with
     `stats.error` saying what happened. The copy the error may have spoiled is dropped with the search.
@@ -248,13 +274,22 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
         raise ValueError("nobody is to act in this game state (is the game over?): pass the team to search for")
     search = _Search(private_copy(game, seed=int(rng.randint(2 ** 31))), team.team_id, preset, rng, deadline)
     copy_seconds = time.perf_counter() - start
-    root = search.new_node()
+    if root is None:
+        root = search.new_node()
     iterations, error = 0, None
+    iterating_since = time.perf_counter()
     while not root.is_leaf:
         if budget.iterations is not None and iterations >= budget.iterations:
             break
-        if deadline is not None and time.perf_counter() >= deadline:
+        now = time.perf_counter()
+        if deadline is not None and now >= deadline:
             break
+        if preset.stop_when_decided and iterations % 8 == 0 and iterations:
+            left = math.inf if budget.iterations is None else budget.iterations - iterations
+            if deadline is not None:  # at the pace so far, with room for it to speed up
+                left = min(left, 1.5 * iterations * (deadline - now) / max(now - iterating_since, 1e-9))
+            if decided(root, left):
+                break
         try:
             search.iterate(root)
         except Exception as exc:  # noqa: BLE001 - a search must never take the game down with it

@@ -48,6 +48,33 @@ def ucb1(node: ActionNode, c: float = SEED_EXPLORATION) -> ChanceNode:
     return best
 
 
+def normalized_ucb1(node: ActionNode, c: float = 0.5) -> ChanceNode:
+    """UCB1 on the children's means rescaled to [0, 1] by the lowest and highest among them.
+
+    A heuristic's values for positional moves can differ by a hundredth while UCB1's exploration
+    term is of order one, which makes plain UCB1 nearly uniform. Rescaling (as MuZero does with
+    the tree's value bounds) lets the exploration constant mean the same on any value scale.
+    Minimises at the opponent's nodes; ties go to the earlier child.
+    """
+    if not node.children:
+        raise ValueError("normalized_ucb1 needs a node with at least one child")
+    means = []
+    for child in node.children:
+        if child.visits == 0:
+            return child
+        mean = child.total_value / child.visits
+        means.append(1.0 - mean if node.is_opponent else mean)
+    low, high = min(means), max(means)
+    span = high - low if high > low else 1.0
+    log_n = math.log(max(node.visits, 1))
+    best, best_score = node.children[0], -math.inf
+    for child, mean in zip(node.children, means):
+        score = (mean - low) / span + c * math.sqrt(2 * log_n / child.visits)
+        if score > best_score:
+            best, best_score = child, score
+    return best
+
+
 def most_visited(node: ActionNode) -> ChanceNode:
     """The most visited child; ties go to the higher mean value, then to the earlier expanded child.
 

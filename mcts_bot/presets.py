@@ -3,19 +3,25 @@
 `vanilla` is the seed's algorithm exactly (see `../shared/seeds/000_*`): UCB1 with c = 0.707,
 expansion in botbowl's order, the material heuristic, no rollouts (as in the seed's published code),
 most visited child. It stays unchanged as the baseline every improvement is measured against.
-`default` is what `MCTSBot()` and `botbowl.make_bot("mcts")` play.
+
+`default` is what `MCTSBot()` and `botbowl.make_bot("mcts")` play: the progress heuristic,
+best-prior-first expansion with progressive widening, normalised UCB1, the subtree of the reached
+state kept for the next decision, and a search that stops once its choice cannot change.
 """
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Callable, Dict, Union
+from typing import Callable, Dict, Optional, Tuple, Union
 
 import botbowl
 
-from mcts_bot.heuristics import material_heuristic
+from functools import partial
+
+from mcts_bot.heuristics import material_heuristic, progress_heuristic
 from mcts_bot.policies import (ActionOrder, FinalPolicy, RolloutPolicy, TreePolicy, botbowl_order, most_visited,
-                               random_rollout_policy, ucb1)
+                               normalized_ucb1, random_rollout_policy, shuffled_order, ucb1)
+from mcts_bot.priors import prior_order
 
 Heuristic = Callable[[botbowl.Game, botbowl.Team], float]
 
@@ -31,6 +37,9 @@ class Preset:
     heuristic: Heuristic
     action_order: ActionOrder
     rollouts: bool
+    widening: Optional[Tuple[float, float]] = None  # (c, alpha): at most ceil(c * visits ** alpha) children
+    reuse_tree: bool = False  # keep the subtree of the state reached, for the team's next decision
+    stop_when_decided: bool = False  # stop once more iterations cannot change a most-visited choice
     max_rollout_steps: int = 1000  # a guard: a rollout normally ends with the turn long before this
 
 
@@ -44,11 +53,32 @@ VANILLA = Preset(
     rollouts=False,
 )
 
-DEFAULT = dataclasses.replace(VANILLA, name="default")
+DEFAULT = dataclasses.replace(
+    VANILLA,
+    name="default",
+    tree_policy=partial(normalized_ucb1, c=0.5),
+    heuristic=progress_heuristic,
+    action_order=prior_order,
+    widening=(1.0, 0.5),
+    reuse_tree=True,
+    stop_when_decided=True,
+)
 
-PRESETS: Dict[str, Preset] = {preset.name: preset for preset in (VANILLA, DEFAULT)}
+# Each idea of the default taken out on its own, and the seed's away fix (random expansion order)
+# added to vanilla on its own: the presets behind the README's measurements of what each idea is worth.
+ABLATIONS = (
+    dataclasses.replace(DEFAULT, name="default-seed-heuristic", heuristic=material_heuristic),
+    dataclasses.replace(DEFAULT, name="default-no-prior", action_order=shuffled_order),
+    dataclasses.replace(DEFAULT, name="default-no-widening", widening=None),
+    dataclasses.replace(DEFAULT, name="default-no-reuse", reuse_tree=False),
+    dataclasses.replace(DEFAULT, name="default-seed-ucb1", tree_policy=ucb1),
+    dataclasses.replace(VANILLA, name="vanilla-shuffled", action_order=shuffled_order),
+)
+
+PRESETS: Dict[str, Preset] = {preset.name: preset for preset in (VANILLA, DEFAULT) + ABLATIONS}
 
 PLUGIN_NAMES = tuple(field.name for field in dataclasses.fields(Preset) if field.name != "name")
+CALLABLE_PARTS = ("tree_policy", "final_policy", "rollout_policy", "heuristic", "action_order")
 
 
 def get_preset(preset: Union[str, Preset]) -> Preset:
@@ -68,10 +98,14 @@ def configure(preset: Union[str, Preset] = "default", **overrides) -> Preset:
     base = get_preset(preset)
     changes = {key: value for key, value in overrides.items() if value is not None}
     for key, value in changes.items():
-        if key not in ("rollouts", "max_rollout_steps") and not callable(value):
+        if key in CALLABLE_PARTS and not callable(value):
             raise TypeError(f"{key} must be a callable, got {value!r}")
     if "max_rollout_steps" in changes and changes["max_rollout_steps"] < 1:
         raise ValueError(f"max_rollout_steps must be at least 1, got {changes['max_rollout_steps']}")
+    if "widening" in changes:
+        c, alpha = changes["widening"]
+        if not (c > 0 and 0 < alpha <= 1):
+            raise ValueError(f"widening must be (c, alpha) with c > 0 and 0 < alpha <= 1, got {changes['widening']}")
     if not changes:
         return base
     return dataclasses.replace(base, name=f"{base.name}+custom", **changes)

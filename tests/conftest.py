@@ -2,10 +2,11 @@
 import botbowl
 import numpy as np
 import pytest
-from botbowl.core import ActionType
+from botbowl.core import Action, ActionType
 from botbowl.core.procedure import Turn
 
 import mcts_bot  # noqa: F401  (registers the bots)
+from mcts_bot import ActionNode, ChanceNode
 from mcts_bot import actions
 from mcts_bot.games import random_position
 from mcts_bot.policies import random_rollout_policy
@@ -60,3 +61,15 @@ class LegalityChecker(botbowl.Agent):
         if not actions.is_available(game, action):
             self.illegal.append(action)
         return action
+
+
+def node_with(stats, opponent=False):
+    """An ActionNode whose children have the given (visits, total_value), in that order."""
+    node = ActionNode(key=0, actions=[], is_opponent=opponent, terminal=False)
+    for visits, total in stats:
+        child = ChanceNode(Action(ActionType.END_TURN), opponent)
+        child.visits, child.total_value = visits, total
+        node.children.append(child)
+        node.actions.append(child.action)
+    node.visits = sum(v for v, _ in stats)
+    return node

@@ -12,7 +12,7 @@ from mcts_bot.games import make_game
 
 def test_registered_and_reimportable():
     importlib.reload(mcts_bot)  # a second registration must not fail
-    assert {"mcts", "mcts-vanilla"} <= set(botbowl.list_bots())
+    assert {"mcts", "mcts-vanilla", "mcts-default-no-prior"} <= set(botbowl.list_bots())
     bot = botbowl.make_bot("mcts")
     assert isinstance(bot, mcts_bot.MCTSBot) and bot.name == "mcts" and bot.preset.name == "default"
     assert botbowl.make_bot("mcts-vanilla").preset.name == "vanilla"
@@ -24,7 +24,7 @@ def test_registered_and_reimportable():
     ({"seconds": None, "iterations": 0}, "iterations must be a positive integer"),
     ({"seconds": None, "iterations": 2.5}, "iterations must be a positive integer"),
     ({"seconds": None}, "no search budget"),
-    ({"preset": "turbo"}, "unknown preset 'turbo': choose one of default, vanilla"),
+    ({"preset": "turbo"}, "unknown preset 'turbo': choose one of default, default-"),
     ({"seed": -3}, "seed must be a non-negative integer"),
     ({"rollouts": "yes"}, "rollouts must be True or False"),
     ({"heuristic": 0.5}, "heuristic must be a callable"),
@@ -44,21 +44,39 @@ def test_bad_search_options_fail_clearly():
 
 def test_stats_after_a_decision():
     game = turn_position(3, seed=1)
-    bot = mcts_bot.MCTSBot(seconds=None, iterations=40, seed=0)
+    bot = mcts_bot.MCTSBot(seconds=None, iterations=40, seed=0, preset="vanilla")
     bot.new_game(game, game.active_team)
     bot.act(game)
     assert bot.last_stats.iterations == 40 and bot.last_root.visits == 40
     assert bot.totals.searches == 1 and bot.totals.iterations == 40
 
 
+def action_keys(actions):
+    return sorted((a.action_type.name, a.player.player_id if a.player else "",
+                   (a.position.x, a.position.y) if a.position else ()) for a in actions)
+
+
 @pytest.mark.parametrize("board", [1, 3])
 @pytest.mark.parametrize("mcts_home", [True, False])
-def test_full_game_against_random_only_legal_actions(board, mcts_home):
-    bot = LegalityChecker(mcts_bot.MCTSBot("mcts", seconds=None, iterations=25, seed=board))
+@pytest.mark.parametrize("preset", ["default", "vanilla"])
+def test_full_game_against_random_only_legal_actions(board, mcts_home, preset):
+    mismatches = []
+
+    def check_root(game, result, action):
+        # The tree's root offers exactly what the real game offers the bot; a reused root is this very state.
+        if action_keys(result.root.actions) != action_keys(mcts_bot.legal_actions(game)):
+            mismatches.append(action)
+        if result.root.key != mcts_bot.game_state_hash(game):
+            mismatches.append(action)
+
+    mcts = mcts_bot.MCTSBot("mcts", seconds=None, iterations=25, seed=board, preset=preset, on_decision=check_root)
+    bot = LegalityChecker(mcts)
     opponent = RandomBot("random", seed=board)
     home, away = (bot, opponent) if mcts_home else (opponent, bot)
     game = make_game(board, home, away, seed=board)
     game.init()  # plays the whole game; an illegal action would raise InvalidActionError
     assert game.state.game_over
-    assert bot.decisions > 10 and bot.illegal == []
-    assert bot.bot.totals.errors == 0
+    assert bot.decisions > 10 and bot.illegal == [] and mismatches == []
+    assert mcts.totals.errors == 0 and mcts.totals.safe_actions == 0
+    if preset == "default":
+        assert mcts.totals.reused_trees > 0

@@ -98,7 +98,7 @@ def run_script(*args, cwd=None):
 
 @pytest.mark.parametrize("args,message", [
     (["--boards", "1", "4"], "unknown board size '4'"),
-    (["--opponent", "nobody"], "unknown opponent 'nobody': choose one of mcts, mcts-vanilla"),
+    (["--opponent", "nobody"], "unknown opponent 'nobody': choose one of mcts, mcts-default-"),
     (["--team", "orc", "--boards", "3"], "unknown team 'orc' for the 3-player board: choose one of human"),
     (["--iterations", "0"], "0 must be at least 1"),
     (["--seconds", "0"], "0 must be greater than 0"),

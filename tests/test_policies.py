@@ -2,21 +2,8 @@
 import math
 import random
 
-from botbowl.core import Action, ActionType
-
-from mcts_bot import ActionNode, ChanceNode, most_visited, ucb1
-
-
-def node_with(stats, opponent=False):
-    """An ActionNode whose children have the given (visits, total_value), in that order."""
-    node = ActionNode(key=0, actions=[], is_opponent=opponent, terminal=False)
-    for visits, total in stats:
-        child = ChanceNode(Action(ActionType.END_TURN), opponent)
-        child.visits, child.total_value = visits, total
-        node.children.append(child)
-        node.actions.append(child.action)
-    node.visits = sum(v for v, _ in stats)
-    return node
+from conftest import node_with
+from mcts_bot import most_visited, normalized_ucb1, ucb1
 
 
 def test_ucb1_maximises_on_our_nodes():
@@ -64,3 +51,19 @@ def test_most_visited_tie_break_is_value_then_order_whatever_the_order():
         # among the exact ties, the earlier child in expansion order wins
         tied = [c for c in node.children if (c.visits, c.total_value) == (20, 12.0)]
         assert best is tied[0]
+
+
+def test_normalized_ucb1_is_scale_free():
+    # The same preferences on a tiny value scale and on a wide one give the same choices.
+    for scale in (0.01, 1.0):
+        node = node_with([(10, 10 * (0.5 + 0.3 * scale)), (10, 10 * (0.5 + 0.1 * scale)), (40, 40 * 0.5)])
+        assert normalized_ucb1(node) is node.children[0]
+        opponent = node_with([(10, 10 * (0.5 + 0.3 * scale)), (10, 10 * (0.5 + 0.1 * scale)), (40, 40 * 0.5)],
+                             opponent=True)
+        assert normalized_ucb1(opponent) is opponent.children[2]  # the lowest value for us
+
+
+def test_normalized_ucb1_explores_with_its_constant():
+    node = node_with([(200, 200 * 0.6), (2, 2 * 0.5)])
+    assert normalized_ucb1(node, c=1.0) is node.children[1]
+    assert normalized_ucb1(node, c=0.05) is node.children[0]

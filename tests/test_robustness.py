@@ -98,7 +98,7 @@ def test_next_decision_starts_clean():
         return material_heuristic(game, team)
 
     game = turn_position(3, seed=5)
-    bot = mcts_bot.MCTSBot(seconds=None, iterations=30, seed=0, heuristic=heuristic)
+    bot = mcts_bot.MCTSBot(seconds=None, iterations=30, seed=0, heuristic=heuristic, preset="vanilla")
     bot.new_game(game, game.active_team)
     first = bot.act(game)
     assert mcts_bot.actions.is_available(game, first)

@@ -29,7 +29,8 @@ def test_bad_arguments(script, args, message):
 
 
 def test_inspect_tree_prints_xml_and_the_choice():
-    result = run("inspect_tree", "--board", "3", "--seed", "2", "--steps", "50", "--iterations", "60")
+    result = run("inspect_tree", "--board", "3", "--seed", "2", "--steps", "50", "--iterations", "60",
+                 "--preset", "vanilla")
     assert result.returncode == 0, result.stderr
     xml_text, _, summary = result.stdout.partition("\n\n")
     root = ET.fromstring(xml_text)

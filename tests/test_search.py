@@ -1,14 +1,16 @@
 """The search: leaves the real game alone, keeps its statistics consistent, is reproducible."""
+import math
+
 import numpy as np
 import pytest
 from botbowl.core import ActionType
 from botbowl.core.procedure import Setup
 
 import mcts_bot
-from conftest import setup_position, turn_position
+from conftest import node_with, setup_position, turn_position
 from mcts_bot import actions
 from mcts_bot.nodes import iter_action_nodes
-from mcts_bot.mcts import Budget, private_copy
+from mcts_bot.mcts import Budget, decided, private_copy
 
 
 def snapshot(game):
@@ -21,7 +23,7 @@ def snapshot(game):
 def test_real_game_untouched(rollouts):
     game = turn_position(3, seed=4)
     before = snapshot(game)
-    root = mcts_bot.search(game, iterations=150, seed=0, rollouts=rollouts)
+    root = mcts_bot.search(game, iterations=150, seed=0, rollouts=rollouts, stop_when_decided=False)
     assert root.visits == 150
     assert snapshot(game) == before
 
@@ -35,7 +37,7 @@ def test_real_game_with_forward_model_enabled_untouched():
 
 
 def check_invariants(root, iterations):
-    assert root.visits == iterations == sum(c.visits for c in root.children)
+    assert 0 < root.visits <= iterations and root.visits == sum(c.visits for c in root.children)
     for node in iter_action_nodes(root):
         assert len(node.children) <= len(node.actions)
         assert 0.0 <= node.value <= 1.0
@@ -63,7 +65,7 @@ def test_tree_invariants(board, rollouts):
 
 def test_root_expands_every_action_before_repeating():
     game = turn_position(3, seed=2)
-    root = mcts_bot.search(game, iterations=len(actions.legal_actions(game)), seed=0)
+    root = mcts_bot.search(game, iterations=len(actions.legal_actions(game)), seed=0, preset="vanilla")
     assert root.is_fully_expanded()
     assert all(child.visits == 1 for child in root.children)
 
@@ -120,14 +122,14 @@ def test_formation_is_followed_by_end_setup_in_play():
     bot.new_game(game, game.active_team)
     first = bot.act(game)
     assert actions.is_formation(first)
-    game.step(first)
+    actions.advance(game, first)
     second = bot.act(game)
     assert second.action_type == ActionType.END_SETUP
 
 
 def test_stats_report_the_search():
     result = mcts_bot.run_search(turn_position(5, seed=3), budget=Budget(iterations=120),
-                                 preset=mcts_bot.get_preset("default"), rng=np.random.RandomState(0))
+                                 preset=mcts_bot.get_preset("vanilla"), rng=np.random.RandomState(0))
     stats = result.stats
     assert stats.iterations == 120 == result.root.visits
     action_nodes = list(iter_action_nodes(result.root))
@@ -135,3 +137,35 @@ def test_stats_report_the_search():
     assert 0 <= stats.depth_min <= stats.depth_mean <= stats.depth_max
     assert 0 < stats.botbowl_seconds < stats.seconds and stats.iterations_per_second > 0
     assert stats.error is None
+
+
+def test_widening_limits_the_children():
+    preset = mcts_bot.get_preset("default")
+    c, alpha = preset.widening
+    root = mcts_bot.search(turn_position(11, seed=1), iterations=200, seed=0)
+    for node in iter_action_nodes(root):
+        if node.visits:
+            assert len(node.children) <= math.ceil(c * node.visits ** alpha)
+    assert len(root.children) < len(root.actions)
+
+
+def test_widening_is_validated():
+    with pytest.raises(ValueError, match="widening must be"):
+        mcts_bot.configure("default", widening=(1.0, 1.5))
+
+
+def test_decided_when_the_leader_cannot_be_caught():
+    root = node_with([(50, 25.0), (10, 5.0), (3, 1.0)])
+    assert decided(root, 39) and not decided(root, 40)
+
+
+def test_search_stops_once_decided():
+    # Budget far beyond what the choice needs: the default stops early, the same search without
+    # early stopping runs it all, and both choose the same child.
+    game = turn_position(3, seed=8)
+    preset = mcts_bot.get_preset("default")
+    early = mcts_bot.run_search(game, budget=Budget(iterations=3000), preset=preset, rng=np.random.RandomState(0))
+    full = mcts_bot.run_search(game, budget=Budget(iterations=3000), rng=np.random.RandomState(0),
+                               preset=mcts_bot.configure(preset, stop_when_decided=False))
+    assert early.stats.iterations < 3000 == full.stats.iterations
+    assert mcts_bot.most_visited(early.root).action.action_type == mcts_bot.most_visited(full.root).action.action_type

@@ -1,0 +1,101 @@
+"""Leaf heuristics and action priors: ranges, symmetry between the teams, and the orderings they must give."""
+import numpy as np
+import pytest
+from botbowl.core import ActionType
+
+from conftest import advance_until, turn_position
+from mcts_bot import actions
+from mcts_bot.heuristics import game_result, material_heuristic, progress_heuristic
+from mcts_bot.mcts import private_copy
+from mcts_bot.priors import action_priors, prior_order
+
+
+def carrier_position(board, seed):
+    """A copy of a position where the team to act holds the ball in its turn."""
+    rng = np.random.RandomState(seed)
+    game = private_copy(turn_position(board, seed), seed=0)
+
+    def our_carrier(g):
+        carrier = g.get_ball_carrier()
+        return (carrier is not None and carrier.team == g.active_team and g.state.current_team == g.active_team
+                and type(g.get_procedure()).__name__ == "Turn" and not g.state.game_over)
+    return advance_until(game, our_carrier, rng, max_steps=5000)
+
+
+@pytest.mark.parametrize("heuristic", [material_heuristic, progress_heuristic])
+@pytest.mark.parametrize("board,seed", [(1, 0), (3, 1), (11, 2)])
+def test_range_and_symmetry(heuristic, board, seed):
+    game = turn_position(board, seed)
+    home, away = game.state.home_team, game.state.away_team
+    for _ in range(30):
+        h, a = heuristic(game, home), heuristic(game, away)
+        assert 0.0 <= h <= 1.0 and 0.0 <= a <= 1.0
+        if heuristic is progress_heuristic:
+            assert h + a == pytest.approx(1.0)
+            assert 0.02 <= h <= 0.98  # not finished: strictly between a loss and a win
+        actions.step(game, actions.legal_actions(game)[0])
+        if game.state.game_over:
+            break
+
+
+def test_finished_game_is_worth_its_result():
+    game = turn_position(1, seed=3)
+    home, away = game.state.home_team, game.state.away_team
+    game.state.game_over = True
+    home.state.score, away.state.score = 2, 1
+    assert progress_heuristic(game, home) == game_result(game, home) == 1.0
+    assert progress_heuristic(game, away) == 0.0
+    away.state.score = 2
+    assert progress_heuristic(game, home) == 0.5
+
+
+@pytest.mark.parametrize("board", [3, 11])
+def test_ball_forward_is_better_and_a_touchdown_is_best(board):
+    game = carrier_position(board, seed=4)
+    team = game.active_team
+    carrier = game.get_ball_carrier()
+    endzone = game.get_opp_endzone_x(team)
+    step = 1 if endzone > carrier.position.x else -1
+    # Everyone else off the pitch, so that only the carrier's progress differs between the squares.
+    for player in game.get_players_on_pitch():
+        if player is not carrier:
+            game.pitch_to_reserves(player)
+    values = [progress_heuristic(game, team)]
+    for x in range(carrier.position.x + step, endzone + step, step):
+        game.move(carrier, game.get_square(x, carrier.position.y))
+        values.append(progress_heuristic(game, team))
+    assert values == sorted(values) and values[-1] > values[0]
+    del values[-1]  # the endzone square itself: botbowl would score the touchdown there
+    team.state.score += 1
+    scored = progress_heuristic(game, team)
+    team.state.score -= 1
+    assert scored > max(values)
+
+
+@pytest.mark.parametrize("board", [3, 11])
+def test_priors_move_the_carrier_forward_first(board):
+    game = carrier_position(board, seed=5)
+    team = game.active_team
+    carrier = game.get_ball_carrier()
+    actions.step(game, next(a for a in actions.legal_actions(game)
+                            if a.action_type == ActionType.START_MOVE and a.player == carrier))
+    ordered = prior_order(game, actions.legal_actions(game), np.random.RandomState(0))
+    first_move = next(a for a in ordered if a.action_type == ActionType.MOVE)
+    before = game.get_distance_to_endzone(carrier)
+    after = abs(game.get_opp_endzone_x(team) - first_move.position.x)
+    assert after < before
+    priors = action_priors(game, ordered)
+    assert priors == sorted(priors, reverse=True)
+
+
+def test_prior_order_breaks_ties_at_random():
+    game = turn_position(3, seed=6)
+    legal = actions.legal_actions(game)
+    orders = {tuple(actions_key(a) for a in prior_order(game, legal, np.random.RandomState(s))) for s in range(6)}
+    assert len(orders) > 1
+    assert all(sorted(order) == sorted(actions_key(a) for a in legal) for order in orders)
+
+
+def actions_key(action):
+    return (action.action_type.name, action.player.player_id if action.player else "",
+            (action.position.x, action.position.y) if action.position else ())
