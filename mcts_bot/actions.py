@@ -110,7 +110,8 @@ def safe_action(game: botbowl.Game) -> Action:
     A formation during set-up (followed by END_SETUP), else an action that ends the turn or the
     decision soonest, else the first legal action. Raises only if botbowl offers no action at all.
     """
-    choices = [c for c in game.state.available_actions if c.action_type not in (ActionType.PLACE_PLAYER, ActionType.UNDO)]
+    choices = [c for c in game.state.available_actions
+               if c.action_type not in (ActionType.PLACE_PLAYER, ActionType.UNDO)]
     types = {c.action_type for c in choices}
     if ActionType.END_SETUP in types and game.active_team is not None and game.is_setup_legal(game.active_team):
         return Action(ActionType.END_SETUP)

@@ -1,7 +1,6 @@
 """MCTSBot: the botbowl Agent that plays by Monte Carlo Tree Search."""
 from __future__ import annotations
 
-import logging
 import time
 from dataclasses import dataclass
 from typing import Callable, Optional, Union
@@ -17,8 +16,6 @@ from mcts_bot.nodes import ActionNode, ChanceNode
 from mcts_bot.policies import FinalPolicy, RolloutPolicy, TreePolicy, most_visited
 from mcts_bot.presets import Heuristic, Preset, configure
 from mcts_bot.mcts import Budget, SearchResult, SearchStats, log_failure_once, run_search
-
-logger = logging.getLogger("mcts_bot")
 
 DecisionHook = Callable[[botbowl.Game, SearchResult, Action], None]
 

@@ -7,31 +7,29 @@ from mcts_bot.presets import PRESETS
 from mcts_bot.mcts import Budget
 
 
-def positive_float(text: str) -> float:
+def _number(text: str, convert, what: str):
     try:
-        value = float(text)
+        return convert(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+
+
+def positive_float(text: str) -> float:
+    value = _number(text, float, "a number")
     if not value > 0:
         raise argparse.ArgumentTypeError(f"{text} must be greater than 0")
     return value
 
 
 def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    value = _number(text, int, "a whole number")
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text} must be at least 1")
     return value
 
 
 def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    value = _number(text, int, "a whole number")
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text} must be 0 or more")
     return value
@@ -52,6 +50,16 @@ def preset_name(text: str) -> str:
     if text not in PRESETS:
         raise argparse.ArgumentTypeError(f"unknown preset {text!r}: choose one of {', '.join(sorted(PRESETS))}")
     return text
+
+
+def add_board_argument(parser: argparse.ArgumentParser, default: int) -> None:
+    parser.add_argument("--board", type=board_size, default=default,
+                        help=f"players per side: {', '.join(map(str, BOARD_SIZES))} (default {default})")
+
+
+def add_preset_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--preset", type=preset_name, default="default",
+                        help="MCTS preset: default, vanilla (the seed's) or an ablation (default: default)")
 
 
 def add_budget_arguments(parser: argparse.ArgumentParser, default: Budget) -> None:

@@ -75,7 +75,8 @@ class Settings:
         budget = " or ".join(part for part in (f"{self.seconds:g} s" if self.seconds else "",
                                                 f"{self.iterations} iterations" if self.iterations else "") if part)
         return (f"MCTS ({self.preset}) vs {self.opponent}, boards {', '.join(map(str, self.boards))}, "
-                f"{self.games_per_side} games per side, rollouts {'/'.join('on' if r else 'off' for r in self.rollouts)}, "
+                f"{self.games_per_side} games per side, "
+                f"rollouts {'/'.join('on' if r else 'off' for r in self.rollouts)}, "
                 f"{budget} per decision, base seed {self.base_seed}"
                 + (", competition clocks" if self.competition else ""))
 
@@ -287,8 +288,8 @@ def summarise(records: Iterable[dict]) -> List[Row]:
 
 
 def markdown_table(rows: List[Row]) -> str:
-    lines = ["| " + " | ".join(COLUMNS) + " |",
-             "|" + "|".join("-" * (len(c) + 1) + ":" if i > 0 else "-" * (len(c) + 2) for i, c in enumerate(COLUMNS)) + "|"]
+    rule = ["-" * (len(c) + 2) if i == 0 else "-" * (len(c) + 1) + ":" for i, c in enumerate(COLUMNS)]  # right-aligned
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join(rule) + "|"]
     lines += ["| " + " | ".join(row.cells()) + " |" for row in rows]
     return "\n".join(lines) + "\n"
 

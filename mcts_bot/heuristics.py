@@ -82,7 +82,7 @@ def _ball_value(game: botbowl.Game, team: botbowl.Team, opponent: botbowl.Team) 
         return 0.0
     ball = balls[0].position
     own, theirs = _standing(team), _standing(opponent)
-    near = (sum(1 for p in own if p.position.distance(ball) <= 2) - sum(1 for p in theirs if p.position.distance(ball) <= 2))
+    near = sum(p.position.distance(ball) <= 2 for p in own) - sum(p.position.distance(ball) <= 2 for p in theirs)
     value = NEAR_BALL * max(-4, min(4, near))
     carrier = game.get_ball_carrier() if balls[0].is_carried else None
     if carrier is None:

@@ -9,10 +9,9 @@ from __future__ import annotations
 import logging
 import math
 import time
-from contextlib import contextmanager
 from copy import deepcopy
 from dataclasses import dataclass
-from typing import Iterator, List, Optional, Union
+from typing import List, Optional, Union
 
 import botbowl
 import numpy as np
@@ -46,7 +45,8 @@ class Budget:
 
     def __post_init__(self) -> None:
         if self.seconds is None and self.iterations is None:
-            raise ValueError("no search budget: give seconds (e.g. seconds=1.0) and/or iterations (e.g. iterations=200)")
+            raise ValueError("no search budget: give seconds (e.g. seconds=1.0) and/or iterations "
+                             "(e.g. iterations=200)")
         if self.seconds is not None and not self.seconds > 0:
             raise ValueError(f"seconds must be a positive number, got {self.seconds!r}")
         if self.iterations is not None and (isinstance(self.iterations, bool) or not isinstance(self.iterations, int)
@@ -85,7 +85,8 @@ class SearchStats:
 
     def __str__(self) -> str:
         text = (f"{self.iterations} iterations in {self.seconds:.2f} s ({self.iterations_per_second:.0f}/s, "
-                f"{100 * self.botbowl_share:.0f}% of it in botbowl, copy {1000 * self.copy_seconds:.0f} ms), {self.nodes} nodes, "
+                f"{100 * self.botbowl_share:.0f}% of it in botbowl, copy {1000 * self.copy_seconds:.0f} ms), "
+                f"{self.nodes} nodes, "
                 f"depth {self.depth_min}/{self.depth_mean:.1f}/{self.depth_max} (min/mean/max)")
         return text if self.error is None else f"{text}, stopped by {self.error}"
 
@@ -115,23 +116,13 @@ def private_copy(game: botbowl.Game, seed: int) -> botbowl.Game:
     }
     if game.replay is not None:
         memo[id(game.replay)] = None
-    copy = deepcopy(game, memo)
-    copy.config.competition_mode = False  # no clocks in the search
-    copy.config.debug_mode = False
-    copy.set_seed(seed)  # the real game's dice stay unknown to the search
-    if not copy.trajectory.enabled:
-        copy.enable_forward_model()
-    return copy
-
-
-@contextmanager
-def excursion(game: botbowl.Game) -> Iterator[None]:
-    """Whatever happens inside, the game is reverted to where it was on entry."""
-    start = game.get_step()
-    try:
-        yield
-    finally:
-        game.revert(start)
+    clone = deepcopy(game, memo)
+    clone.config.competition_mode = False  # no clocks in the search
+    clone.config.debug_mode = False
+    clone.set_seed(seed)  # the real game's dice stay unknown to the search
+    if not clone.trajectory.enabled:
+        clone.enable_forward_model()
+    return clone
 
 
 class _Search:
@@ -314,8 +305,9 @@ def search(game: botbowl.Game, *, seconds: Optional[float] = None, iterations: O
         preset: "default", "vanilla" or a `Preset`.
         seed: seeds the search's random choices and the copy's dice.
         team: search for this team instead of the team to act.
-        plugins: replace parts of the preset: tree_policy, final_policy, rollout_policy,
-            heuristic, action_order, rollouts, max_rollout_steps.
+        plugins: replace parts of the preset (see `Preset`): tree_policy, final_policy,
+            rollout_policy, heuristic, action_order, rollouts, widening, reuse_tree,
+            stop_when_decided, max_rollout_steps.
     """
     result = run_search(game, budget=Budget(seconds=seconds, iterations=iterations),
                         preset=configure(preset, **plugins), rng=np.random.RandomState(seed), team=team)

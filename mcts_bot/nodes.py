@@ -8,7 +8,7 @@ Statistics are running sums, `visits` and `total_value`: constant time and memor
 """
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional
+from typing import Dict, Iterator, List
 
 from botbowl.core import Action
 
@@ -48,13 +48,6 @@ class ActionNode:
     def next_untried(self) -> Action:
         return self.actions[len(self.children)]
 
-    def child(self, action: Action) -> Optional["ChanceNode"]:
-        """The child for an action equal to `action` (same type, player id and square), if tried."""
-        for child in self.children:
-            if same_action(child.action, action):
-                return child
-        return None
-
     def visit(self, value: float) -> None:
         self.visits += 1
         self.total_value += value
@@ -90,20 +83,6 @@ class ChanceNode:
 
     def __repr__(self) -> str:
         return f"ChanceNode({describe_action(self.action)}, visits={self.visits}, value={self.value:.3f})"
-
-
-def same_action(a: Action, b: Action) -> bool:
-    """Equal type, player (by id) and square: Action has no __eq__, and players/squares differ across copies."""
-    if a.action_type != b.action_type:
-        return False
-    pa = a.player.player_id if a.player is not None else None
-    pb = b.player.player_id if b.player is not None else None
-    if pa != pb:
-        return False
-    qa, qb = a.position, b.position
-    if qa is None or qb is None:
-        return qa is qb
-    return qa.x == qb.x and qa.y == qb.y
 
 
 def describe_action(action: Action) -> str:

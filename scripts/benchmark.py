@@ -24,7 +24,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--boards", type=cli.board_size, nargs="+", default=list(BOARD_SIZES),
                         help="board sizes (default: all)")
-    parser.add_argument("--preset", type=cli.preset_name, default="default", help="MCTS preset (default: default)")
+    cli.add_preset_argument(parser)
     parser.add_argument("--rollouts", choices=["on", "off"], help="override the preset's rollouts")
     parser.add_argument("--profile", action="store_true", help="also profile the searches and print the hot spots")
     cli.add_budget_arguments(parser, default=Budget(iterations=300))

@@ -41,10 +41,10 @@ class SeriesRecorder(CheckedAgent):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--board", type=cli.board_size, default=11, help="players per side (default 11, Bot Bowl's)")
+    cli.add_board_argument(parser, default=11)
     parser.add_argument("--games", type=cli.positive_int, default=2, help="games in the series, even (default 2)")
     parser.add_argument("--opponent", default="random", help="random (default), a registered bot, or mcts-<preset>")
-    parser.add_argument("--preset", type=cli.preset_name, default="default", help="MCTS preset (default: default)")
+    cli.add_preset_argument(parser)
     parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="seed of the bots (default 0)")
     cli.add_budget_arguments(parser, default=Budget(seconds=1.0))
     args = parser.parse_args()

@@ -24,7 +24,7 @@ def main() -> None:
                         help="board sizes among 1 3 5 7 11 (default: all)")
     parser.add_argument("--games", type=cli.positive_int, default=10, help="games per side and setting (default 10)")
     parser.add_argument("--rollouts", choices=sorted(ROLLOUTS), default="both", help="(default both)")
-    parser.add_argument("--preset", type=cli.preset_name, default="default", help="the MCTS preset (default: default)")
+    cli.add_preset_argument(parser)
     parser.add_argument("--opponent", default="random",
                         help="random (default), any bot registered with botbowl, or mcts / mcts-<preset> "
                              "for another MCTS configuration with the same budget")

@@ -16,11 +16,12 @@ from mcts_bot.mcts import Budget
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--board", type=cli.board_size, default=3, help="players per side: 1, 3, 5, 7 or 11 (default 3)")
-    parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="seed of the position and search (default 0)")
+    cli.add_board_argument(parser, default=3)
+    parser.add_argument("--seed", type=cli.non_negative_int, default=0,
+                        help="seed of the position and of the search (default 0)")
     parser.add_argument("--steps", type=cli.non_negative_int, default=40,
                         help="random actions played before the search (default 40)")
-    parser.add_argument("--preset", type=cli.preset_name, default="default", help="MCTS preset (default: default)")
+    cli.add_preset_argument(parser)
     parser.add_argument("--rollouts", choices=["on", "off"], help="override the preset's rollouts")
     parser.add_argument("--max-depth", type=cli.non_negative_int, default=None,
                         help="decisions below the root to print (default: all)")

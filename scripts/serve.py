@@ -18,7 +18,7 @@ def main() -> None:
     parser.add_argument("--port", type=cli.positive_int, default=DEFAULT_PORT, help=f"(default {DEFAULT_PORT})")
     parser.add_argument("--token", default=DEFAULT_TOKEN, help="the token the server expects (default botbowl's)")
     parser.add_argument("--name", default="mcts", help="the bot's name (default mcts)")
-    parser.add_argument("--preset", type=cli.preset_name, default="default", help="MCTS preset (default: default)")
+    cli.add_preset_argument(parser)
     parser.add_argument("--seed", type=cli.non_negative_int, default=None, help="seed of the bot (default: none)")
     cli.add_budget_arguments(parser, default=Budget(seconds=1.0))
     args = parser.parse_args()

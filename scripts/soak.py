@@ -19,9 +19,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--boards", type=cli.board_size, nargs="+", default=list(BOARD_SIZES),
                         help="board sizes (default: all)")
-    parser.add_argument("--seeds", type=cli.positive_int, default=5, help="games per board, side and opponent (default 5)")
+    parser.add_argument("--seeds", type=cli.positive_int, default=5,
+                        help="games per board, side, rollout setting and opponent (default 5)")
     parser.add_argument("--opponents", nargs="+", default=["random", "mcts"], help="(default: random mcts)")
-    parser.add_argument("--preset", type=cli.preset_name, default="default", help="MCTS preset (default: default)")
+    cli.add_preset_argument(parser)
     parser.add_argument("--competition", action="store_true", help="play under botbowl's competition clocks")
     parser.add_argument("--workers", type=cli.positive_int, default=os.cpu_count() or 1,
                         help="games in parallel (default: the number of cores)")

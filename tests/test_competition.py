@@ -72,12 +72,14 @@ def free_port():
 
 def test_served_over_botbowls_socket_interface():
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-u", str(SCRIPTS / "serve.py"), "--port", str(port), "--iterations", "10",
-                               "--seed", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    command = [sys.executable, "-u", str(SCRIPTS / "serve.py"), "--port", port, "--iterations", "10", "--seed", "0"]
+    command = [str(part) for part in command]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert "serving mcts" in server.stdout.readline()
         assert "Agent listening" in server.stdout.readline()  # botbowl prints it once bound
-        client = CheckedAgent(PythonSocketClient("remote-mcts", socket.gethostname(), port, "32", connection_timeout=10))
+        remote = PythonSocketClient("remote-mcts", socket.gethostname(), port, "32", connection_timeout=10)
+        client = CheckedAgent(remote)
         game = make_game(1, client, RandomBot("random", seed=1), seed=1, competition=True)
         game.init()
         assert game.state.game_over and client.decisions > 10 and client.illegal == 0 and client.timeouts == 0

@@ -99,3 +99,30 @@ def test_prior_order_breaks_ties_at_random():
 def actions_key(action):
     return (action.action_type.name, action.player.player_id if action.player else "",
             (action.position.x, action.position.y) if action.position else ())
+
+
+def seed_heuristic(game, team):
+    """The seed's formula, written out again from ../shared/seeds/000_* for comparison."""
+    opp = game.get_opp_team(team)
+
+    def side(t):
+        down = [p for p in game.get_players_on_pitch(t, up=False)]
+        stunned = len([p for p in down if p.state.stunned])
+        carrier = game.get_ball_carrier()
+        has_ball = 1 if carrier is not None and carrier.team == t else 0
+        return (t.state.score / 10 + has_ball / 20 - (len(game.get_casualties(t)) + len(game.get_dungeon(t))) / 30
+                - len(game.get_knocked_out(t)) / 50 - stunned / 100 - (len(down) - stunned) / 200)
+    return 0.5 + side(team) - side(opp)
+
+
+@pytest.mark.parametrize("board,seed", [(3, 7), (11, 8)])
+def test_material_heuristic_is_the_seeds(board, seed):
+    game = turn_position(board, seed)
+    rng = np.random.RandomState(seed)
+    for _ in range(200):
+        if game.state.game_over:
+            break
+        for team in game.state.teams:
+            expected = min(1.0, max(0.0, seed_heuristic(game, team)))
+            assert material_heuristic(game, team) == pytest.approx(expected)
+        actions.step(game, actions.legal_actions(game)[rng.randint(len(actions.legal_actions(game)))])

@@ -67,3 +67,12 @@ def test_normalized_ucb1_explores_with_its_constant():
     node = node_with([(200, 200 * 0.6), (2, 2 * 0.5)])
     assert normalized_ucb1(node, c=1.0) is node.children[1]
     assert normalized_ucb1(node, c=0.05) is node.children[0]
+
+
+def test_vanilla_is_the_seeds_algorithm():
+    from mcts_bot import botbowl_order, get_preset, material_heuristic, random_rollout_policy
+    vanilla = get_preset("vanilla")
+    assert vanilla.tree_policy is ucb1 and vanilla.final_policy is most_visited
+    assert vanilla.heuristic is material_heuristic and vanilla.action_order is botbowl_order
+    assert vanilla.rollout_policy is random_rollout_policy and vanilla.rollouts is False
+    assert vanilla.widening is None and not vanilla.reuse_tree and not vanilla.stop_when_decided

@@ -3,7 +3,6 @@ import gc
 import logging
 
 import botbowl
-import numpy as np
 import pytest
 from botbowl.ai.bots.random_bot import RandomBot
 
@@ -12,7 +11,7 @@ from conftest import LegalityChecker, turn_position
 from mcts_bot import mcts as search_module
 from mcts_bot.games import make_game
 from mcts_bot.heuristics import material_heuristic
-from mcts_bot.policies import random_rollout_policy, ucb1
+from mcts_bot.policies import random_rollout_policy
 
 
 class Boom(RuntimeError):
