@@ -65,7 +65,7 @@ def add_preset_argument(parser: argparse.ArgumentParser) -> None:
 def add_budget_arguments(parser: argparse.ArgumentParser, default: Budget) -> None:
     """--seconds and --iterations; `default` applies when neither is given."""
     group = parser.add_argument_group("search budget per decision (the search stops at whichever comes first; "
-                                      f"default: {describe_budget(default)})")
+                                      f"default: {default})")
     group.add_argument("--seconds", type=positive_float, help="seconds per decision")
     group.add_argument("--iterations", type=positive_int, help="iterations per decision")
     parser.set_defaults(default_budget=default)
@@ -75,12 +75,3 @@ def budget_from_args(args: argparse.Namespace) -> Budget:
     if args.seconds is None and args.iterations is None:
         return args.default_budget
     return Budget(seconds=args.seconds, iterations=args.iterations)
-
-
-def describe_budget(budget: Budget) -> str:
-    parts = []
-    if budget.seconds is not None:
-        parts.append(f"{budget.seconds:g} s")
-    if budget.iterations is not None:
-        parts.append(f"{budget.iterations} iterations")
-    return " or ".join(parts) + " per decision"

@@ -27,6 +27,7 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
 
 from mcts_bot.games import check_team
 from mcts_bot.matches import SIDES, GameSpec, play_game
+from mcts_bot.mcts import Budget
 
 RESULTS_FILE = "games.jsonl"
 
@@ -38,7 +39,7 @@ def game_seed(base_seed: int, board: int, rollouts: bool, side: str, number: int
 
 @dataclass(frozen=True)
 class Settings:
-    """What an evaluation plays. Two runs into one results folder must agree on all of it."""
+    """What an evaluation plays: every game of every board, side and rollout setting."""
 
     boards: Sequence[int]
     games_per_side: int
@@ -72,12 +73,11 @@ class Settings:
                 for number in range(self.games_per_side)]
 
     def describe(self) -> str:
-        budget = " or ".join(part for part in (f"{self.seconds:g} s" if self.seconds else "",
-                                                f"{self.iterations} iterations" if self.iterations else "") if part)
+        budget = Budget(seconds=self.seconds, iterations=self.iterations)
         return (f"MCTS ({self.preset}) vs {self.opponent}, boards {', '.join(map(str, self.boards))}, "
                 f"{self.games_per_side} games per side, "
                 f"rollouts {'/'.join('on' if r else 'off' for r in self.rollouts)}, "
-                f"{budget} per decision, base seed {self.base_seed}"
+                f"{budget}, base seed {self.base_seed}"
                 + (", competition clocks" if self.competition else ""))
 
 

@@ -43,10 +43,10 @@ def material_heuristic(game: botbowl.Game, team: botbowl.Team) -> float:
 # The default heuristic: the score first, then the ball, then the players.
 
 TOUCHDOWN = 1.0  # one touchdown is worth more than anything the ball or the players can add
-POSSESSION = 0.25
-CARRIER_PROGRESS = 0.35  # at the edge of the opponent's endzone
-CARRIER_MARKED = 0.05  # per opposing tackle zone on the carrier
-CARRIER_SUPPORT = 0.02  # per standing teammate next to the carrier (up to two)
+POSSESSION = 0.3
+CARRIER_PROGRESS = 0.6  # at the edge of the opponent's endzone: on the big board 0.024 a square
+CARRIER_MARKED = 0.03  # per opposing tackle zone on the carrier
+CARRIER_SUPPORT = 0.01  # per standing teammate next to the carrier (up to two)
 LOOSE_BALL = 0.15  # nearest player to a loose ball, ours against theirs
 NEAR_BALL = 0.02  # per standing player within two squares of the ball (up to four)
 PLAYER_DOWN = 0.02

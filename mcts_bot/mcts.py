@@ -21,6 +21,7 @@ from mcts_bot import actions as game_actions
 from mcts_bot.hashing import game_state_hash
 from mcts_bot.nodes import ActionNode, ChanceNode
 from mcts_bot.presets import Preset, configure
+from mcts_bot.priors import action_priors
 
 logger = logging.getLogger("mcts_bot")
 _logged_failures: set = set()
@@ -52,6 +53,11 @@ class Budget:
         if self.iterations is not None and (isinstance(self.iterations, bool) or not isinstance(self.iterations, int)
                                             or self.iterations < 1):
             raise ValueError(f"iterations must be a positive integer, got {self.iterations!r}")
+
+    def __str__(self) -> str:
+        limits = [f"{self.seconds:g} s"] if self.seconds is not None else []
+        limits += [f"{self.iterations} iterations"] if self.iterations is not None else []
+        return " or ".join(limits) + " per decision"
 
 
 @dataclass(frozen=True)
@@ -144,10 +150,17 @@ class _Search:
         actions = game_actions.legal_actions(game)
         if len(actions) > 1:
             actions = self.preset.action_order(game, actions, self.rng)
+        biases = None
+        if self.preset.prior_bias is not None and len(actions) > 1 and active is not None:
+            # Seed 004's heuristic bias: weight / sqrt(turns the acting team has played + 1).
+            played = (game.state.half - 1) * game.config.rounds + active.state.turn
+            weight = self.preset.prior_bias / math.sqrt(played + 1)
+            biases = [weight * prior for prior in action_priors(game, actions)]
         return ActionNode(key=game_state_hash(game) if key is None else key,
                           actions=actions,
                           is_opponent=active is not None and active.team_id != self.team_id,
-                          terminal=game.state.game_over)
+                          terminal=game.state.game_over,
+                          biases=biases)
 
     def step(self, action: Action) -> None:
         start = time.perf_counter()
@@ -193,8 +206,7 @@ class _Search:
             if not self._may_expand(node):
                 chance = self.preset.tree_policy(node)
             else:
-                chance = ChanceNode(node.next_untried(), node.is_opponent)
-                node.children.append(chance)
+                chance = node.expand()
             self.step(chance.action)
             path.append(chance)
             key = game_state_hash(self.game)

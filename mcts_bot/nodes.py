@@ -8,7 +8,7 @@ Statistics are running sums, `visits` and `total_value`: constant time and memor
 """
 from __future__ import annotations
 
-from typing import Dict, Iterator, List
+from typing import Dict, Iterator, List, Optional
 
 from botbowl.core import Action
 
@@ -21,11 +21,13 @@ class ActionNode:
     `actions` (a preset's action ordering decides it).
     """
 
-    __slots__ = ("key", "actions", "children", "is_opponent", "terminal", "visits", "total_value")
+    __slots__ = ("key", "actions", "biases", "children", "is_opponent", "terminal", "visits", "total_value")
 
-    def __init__(self, key: int, actions: List[Action], is_opponent: bool, terminal: bool):
+    def __init__(self, key: int, actions: List[Action], is_opponent: bool, terminal: bool,
+                 biases: Optional[List[float]] = None):
         self.key = key
         self.actions = actions
+        self.biases = biases  # with a prior bias: one per action, handed to its ChanceNode
         self.children: List[ChanceNode] = []
         self.is_opponent = is_opponent
         self.terminal = terminal
@@ -45,8 +47,12 @@ class ActionNode:
     def is_fully_expanded(self) -> bool:
         return len(self.children) == len(self.actions)
 
-    def next_untried(self) -> Action:
-        return self.actions[len(self.children)]
+    def expand(self) -> "ChanceNode":
+        """Add the child for the next untried action."""
+        i = len(self.children)
+        child = ChanceNode(self.actions[i], self.is_opponent, self.biases[i] if self.biases else 0.0)
+        self.children.append(child)
+        return child
 
     def visit(self, value: float) -> None:
         self.visits += 1
@@ -64,11 +70,12 @@ class ChanceNode:
     reference cycles and is freed the moment the search lets go of its root.
     """
 
-    __slots__ = ("action", "is_opponent", "outcomes", "visits", "total_value")
+    __slots__ = ("action", "is_opponent", "bias", "outcomes", "visits", "total_value")
 
-    def __init__(self, action: Action, is_opponent: bool):
+    def __init__(self, action: Action, is_opponent: bool, bias: float = 0.0):
         self.action = action
         self.is_opponent = is_opponent
+        self.bias = bias  # added to the tree policy's score for this child (a decaying prior; 0 without)
         self.outcomes: Dict[int, ActionNode] = {}
         self.visits = 0
         self.total_value = 0.0

@@ -30,7 +30,8 @@ def ucb1(node: ActionNode, c: float = SEED_EXPLORATION) -> ChanceNode:
     """UCB1 as in the seed: mean + 2c * sqrt(2 ln N / n), on 1 - mean at the opponent's nodes.
 
     Maximising 1 - mean is minimising the searching team's value: the opponent is assumed to
-    play against us. Ties go to the earlier child.
+    play against us. Ties go to the earlier child. A child's `bias` (0 unless the preset sets a
+    prior bias) is added to its score.
     """
     log_n = math.log(max(node.visits, 1))
     best, best_score = None, -math.inf
@@ -40,7 +41,7 @@ def ucb1(node: ActionNode, c: float = SEED_EXPLORATION) -> ChanceNode:
         mean = child.total_value / child.visits
         if node.is_opponent:
             mean = 1.0 - mean
-        score = mean + 2 * c * math.sqrt(2 * log_n / child.visits)
+        score = mean + 2 * c * math.sqrt(2 * log_n / child.visits) + child.bias
         if score > best_score:
             best, best_score = child, score
     if best is None:
@@ -48,12 +49,14 @@ def ucb1(node: ActionNode, c: float = SEED_EXPLORATION) -> ChanceNode:
     return best
 
 
-def normalized_ucb1(node: ActionNode, c: float = 0.5) -> ChanceNode:
-    """UCB1 on the children's means rescaled to [0, 1] by the lowest and highest among them.
+def normalized_ucb1(node: ActionNode, c: float = 0.5, min_span: float = 0.01) -> ChanceNode:
+    """UCB1 on the children's means rescaled by the spread between the lowest and highest of them.
 
     A heuristic's values for positional moves can differ by a hundredth while UCB1's exploration
     term is of order one, which makes plain UCB1 nearly uniform. Rescaling (as MuZero does with
-    the tree's value bounds) lets the exploration constant mean the same on any value scale.
+    the tree's value bounds) lets the exploration constant mean the same on any value scale. The
+    spread counts as at least `min_span`, so that differences smaller than that (the noise of a few
+    dice) are not blown up into a whole unit and an option is not dropped after one unlucky roll.
     Minimises at the opponent's nodes; ties go to the earlier child.
     """
     if not node.children:
@@ -65,11 +68,11 @@ def normalized_ucb1(node: ActionNode, c: float = 0.5) -> ChanceNode:
         mean = child.total_value / child.visits
         means.append(1.0 - mean if node.is_opponent else mean)
     low, high = min(means), max(means)
-    span = high - low if high > low else 1.0
+    span = max(high - low, min_span)
     log_n = math.log(max(node.visits, 1))
     best, best_score = node.children[0], -math.inf
     for child, mean in zip(node.children, means):
-        score = (mean - low) / span + c * math.sqrt(2 * log_n / child.visits)
+        score = (mean - low) / span + c * math.sqrt(2 * log_n / child.visits) + child.bias
         if score > best_score:
             best, best_score = child, score
     return best

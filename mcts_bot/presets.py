@@ -40,6 +40,7 @@ class Preset:
     widening: Optional[Tuple[float, float]] = None  # (c, alpha): at most ceil(c * visits ** alpha) children
     reuse_tree: bool = False  # keep the subtree of the state reached, for the team's next decision
     stop_when_decided: bool = False  # stop once more iterations cannot change a most-visited choice
+    prior_bias: Optional[float] = None  # w: the tree policy adds w * prior / sqrt(turns played + 1) (seed 004)
     max_rollout_steps: int = 1000  # a guard: a rollout normally ends with the turn long before this
 
 
@@ -64,8 +65,9 @@ DEFAULT = dataclasses.replace(
     stop_when_decided=True,
 )
 
-# Each idea of the default taken out on its own, and the seed's away fix (random expansion order)
-# added to vanilla on its own: the presets behind the README's measurements of what each idea is worth.
+# Each idea of the default taken out on its own, the seed's away fix (random expansion order) added
+# to vanilla on its own, and seed 004's decaying heuristic bias added to the default: the presets
+# behind the README's measurements of what each idea is worth.
 ABLATIONS = (
     dataclasses.replace(DEFAULT, name="default-seed-heuristic", heuristic=material_heuristic),
     dataclasses.replace(DEFAULT, name="default-no-prior", action_order=shuffled_order),
@@ -73,6 +75,7 @@ ABLATIONS = (
     dataclasses.replace(DEFAULT, name="default-no-reuse", reuse_tree=False),
     dataclasses.replace(DEFAULT, name="default-seed-ucb1", tree_policy=ucb1),
     dataclasses.replace(VANILLA, name="vanilla-shuffled", action_order=shuffled_order),
+    dataclasses.replace(DEFAULT, name="default-plus-decaying-bias", prior_bias=0.25),
 )
 
 PRESETS: Dict[str, Preset] = {preset.name: preset for preset in (VANILLA, DEFAULT) + ABLATIONS}
@@ -102,6 +105,8 @@ def configure(preset: Union[str, Preset] = "default", **overrides) -> Preset:
             raise TypeError(f"{key} must be a callable, got {value!r}")
     if "max_rollout_steps" in changes and changes["max_rollout_steps"] < 1:
         raise ValueError(f"max_rollout_steps must be at least 1, got {changes['max_rollout_steps']}")
+    if "prior_bias" in changes and not changes["prior_bias"] >= 0:
+        raise ValueError(f"prior_bias must be 0 or more, got {changes['prior_bias']}")
     if "widening" in changes:
         c, alpha = changes["widening"]
         if not (c > 0 and 0 < alpha <= 1):

@@ -17,6 +17,7 @@ DECISIONS_PER_PLAYER = 3  # start an action, choose a target, possibly a follow-
 RESERVE_SHARE = 0.1  # of the clock's full length, kept for botbowl's own processing
 RESERVE_SECONDS = 0.5
 SECONDARY_SHARE = 0.5  # of what is left on a secondary clock
+SECONDARY_RESERVE_SECONDS = 0.1
 
 
 def expected_decisions_left(game: botbowl.Game, team: botbowl.Team) -> int:
@@ -36,6 +37,6 @@ def time_for_decision(game: botbowl.Game, team: botbowl.Team) -> Optional[float]
         return None
     left = clock.get_seconds_left()
     if not clock.is_primary:
-        return max(0.0, SECONDARY_SHARE * left - RESERVE_SECONDS * 0.2)
+        return max(0.0, SECONDARY_SHARE * left - SECONDARY_RESERVE_SECONDS)
     reserve = RESERVE_SHARE * clock.seconds + RESERVE_SECONDS
     return max(0.0, (left - reserve) / expected_decisions_left(game, team))

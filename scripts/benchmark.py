@@ -33,7 +33,7 @@ def main() -> None:
     rollouts = None if args.rollouts is None else args.rollouts == "on"
     preset = mcts_bot.configure(args.preset, rollouts=rollouts)
 
-    print(f"preset {preset.name}, rollouts {'on' if preset.rollouts else 'off'}, {cli.describe_budget(budget)}, "
+    print(f"preset {preset.name}, rollouts {'on' if preset.rollouts else 'off'}, {budget}, "
           f"positions (seed, steps) {POSITIONS}\n")
     print("| Board | Searches | Iterations | Iterations/s | Copy ms | botbowl share | own share | Nodes |")
     print("|------:|---------:|-----------:|-------------:|--------:|--------------:|----------:|------:|")

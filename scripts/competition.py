@@ -64,7 +64,7 @@ def main() -> None:
     template = make_game(args.board, mcts, opponent, competition=True)  # for its teams, arena and ruleset
     config = load_config(args.board, competition=True)
     limits = config.time_limits
-    print(f"MCTS ({args.preset}, {cli.describe_budget(budget)}) vs {args.opponent}, {args.games} games on the "
+    print(f"MCTS ({args.preset}, {budget}) vs {args.opponent}, {args.games} games on the "
           f"{args.board}-player board; clocks: {limits.turn} s per turn, {limits.secondary} s secondary")
     competition = Competition(mcts, opponent, template.state.home_team, template.state.away_team, config=config,
                               ruleset=template.ruleset, arena=template.arena, n=args.games)

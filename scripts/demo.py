@@ -38,7 +38,7 @@ def main() -> None:
     game = make_game(args.board, home, away, seed=args.seed)
     side = "away" if args.away else "home"
     print(f"MCTS ({args.preset}, {side}) vs random on the {args.board}-player board, "
-          f"{cli.describe_budget(budget)}, seed {args.seed}")
+          f"{budget}, seed {args.seed}")
     game.init()  # two bots: botbowl plays the whole game here
 
     home_score, away_score = game.state.home_team.state.score, game.state.away_team.state.score

@@ -53,7 +53,7 @@ def main() -> None:
     quarter = max(1, len(rows) // 4)
     first = sum(r[1] for r in rows[:quarter]) / quarter
     last = sum(r[1] for r in rows[-quarter:]) / quarter
-    print(f"{len(rows)} searches ({cli.describe_budget(budget)}), score {game.state.home_team.state.score}-"
+    print(f"{len(rows)} searches ({budget}), score {game.state.home_team.state.score}-"
           f"{game.state.away_team.state.score}; resident memory: first quarter mean {first:.0f} MiB, "
           f"last quarter mean {last:.0f} MiB, max {max(r[1] for r in rows):.0f} MiB; "
           f"largest tree {max(r[2] for r in rows)} nodes")
@@ -71,7 +71,7 @@ def main() -> None:
               label="nodes in that search's tree")
     twin.set_ylabel("tree nodes")
     fig.legend(loc="lower right", fontsize=8)
-    ax.set_title(f"MCTS vs random, {cli.describe_budget(budget)}: memory stays flat", fontsize=9)
+    ax.set_title(f"MCTS vs random, {budget}: memory stays flat", fontsize=9)
     fig.tight_layout()
     args.plot.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(args.plot, dpi=110)

@@ -51,7 +51,7 @@ setup_venv() {
     local source stamp_file want
     source="$(botbowl_source)"
     stamp_file="$VENV/.mcts_bot_setup"
-    want="$(cat "$ROOT/setup.py"; echo "$source"; [[ "$source" != github ]] && ls "$source")"
+    want="$(cat "$ROOT/setup.py"; echo "$source"; if [[ "$source" != github ]]; then ls "$source"; fi)"
     if [[ -f "$stamp_file" ]] && [[ "$(cat "$stamp_file")" == "$want" ]]; then
         return
     fi

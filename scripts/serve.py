@@ -27,7 +27,7 @@ def main() -> None:
     budget = cli.budget_from_args(args)
     bot = mcts_bot.MCTSBot(args.name, seconds=budget.seconds, iterations=budget.iterations, preset=args.preset,
                            seed=args.seed)
-    print(f"serving {args.name} ({args.preset}, {cli.describe_budget(budget)}); stop with Ctrl-C", flush=True)
+    print(f"serving {args.name} ({args.preset}, {budget}); stop with Ctrl-C", flush=True)
     try:
         PythonSocketServer(bot, port=args.port, token=args.token).run()
     except KeyboardInterrupt:

@@ -57,10 +57,17 @@ def test_normalized_ucb1_is_scale_free():
     # The same preferences on a tiny value scale and on a wide one give the same choices.
     for scale in (0.01, 1.0):
         node = node_with([(10, 10 * (0.5 + 0.3 * scale)), (10, 10 * (0.5 + 0.1 * scale)), (40, 40 * 0.5)])
-        assert normalized_ucb1(node) is node.children[0]
+        assert normalized_ucb1(node, min_span=0.0) is node.children[0]
         opponent = node_with([(10, 10 * (0.5 + 0.3 * scale)), (10, 10 * (0.5 + 0.1 * scale)), (40, 40 * 0.5)],
                              opponent=True)
-        assert normalized_ucb1(opponent) is opponent.children[2]  # the lowest value for us
+        assert normalized_ucb1(opponent, min_span=0.0) is opponent.children[2]  # the lowest value for us
+
+
+def test_normalized_ucb1_does_not_blow_up_noise():
+    # A child one unlucky roll behind (0.003) is not written off: below min_span, exploration decides.
+    node = node_with([(40, 40 * 0.5225), (3, 3 * 0.5196)])
+    assert normalized_ucb1(node, min_span=0.0) is node.children[0]
+    assert normalized_ucb1(node) is node.children[1]
 
 
 def test_normalized_ucb1_explores_with_its_constant():
@@ -76,3 +83,10 @@ def test_vanilla_is_the_seeds_algorithm():
     assert vanilla.heuristic is material_heuristic and vanilla.action_order is botbowl_order
     assert vanilla.rollout_policy is random_rollout_policy and vanilla.rollouts is False
     assert vanilla.widening is None and not vanilla.reuse_tree and not vanilla.stop_when_decided
+
+
+def test_a_childs_bias_adds_to_its_score():
+    node = node_with([(10, 6.0), (10, 5.0)])
+    assert ucb1(node) is node.children[0] and normalized_ucb1(node) is node.children[0]
+    node.children[1].bias = 2.0
+    assert ucb1(node) is node.children[1] and normalized_ucb1(node) is node.children[1]

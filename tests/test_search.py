@@ -169,3 +169,18 @@ def test_search_stops_once_decided():
                                preset=mcts_bot.configure(preset, stop_when_decided=False))
     assert early.stats.iterations < 3000 == full.stats.iterations
     assert mcts_bot.most_visited(early.root).action.action_type == mcts_bot.most_visited(full.root).action.action_type
+
+
+def test_prior_bias_decays_as_the_game_goes_on():
+    from mcts_bot.priors import action_priors
+    early = turn_position(3, seed=2)
+    weight = 0.5
+    root = mcts_bot.search(early, iterations=60, seed=0, prior_bias=weight)
+    played = (early.state.half - 1) * early.config.rounds + early.active_team.state.turn
+    priors = action_priors(early, root.actions)
+    for child, prior in zip(root.children, priors):
+        assert child.bias == pytest.approx(weight * prior / math.sqrt(played + 1))
+    assert any(child.bias != 0 for child in root.children)
+    assert all(child.bias == 0 for child in mcts_bot.search(early, iterations=60, seed=0).children)
+    with pytest.raises(ValueError, match="prior_bias must be 0 or more"):
+        mcts_bot.configure("default", prior_bias=-1.0)
