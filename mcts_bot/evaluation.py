@@ -225,7 +225,8 @@ def wilson_interval(successes: float, n: int, z: float = 1.959964) -> tuple:
     p = successes / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # The interval contains p exactly: rounding must not put the end of 10/10 a hair below 1.0.
+    return (min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half)))
 
 
 COLUMNS = ["Rollouts", "Env", "Home Wins", "Home TDs", "Away Wins", "Away TDs", "Total Wins", "Total TDs",

@@ -63,14 +63,15 @@ def main() -> None:
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(7.5, 3.6))
     ax.plot([r[0] for r in rows], [r[1] for r in rows], label="resident memory (MiB)")
-    ax.set_xlabel(f"search (decision) in a {args.board}-player game")
+    ax.set_xlabel(f"search (decision) in one game on the {args.board}-player board")
     ax.set_ylabel("MiB")
     ax.set_ylim(0, max(r[1] for r in rows) * 1.2)
     twin = ax.twinx()
     twin.plot([r[0] for r in rows], [r[2] for r in rows], color="#ff7f0e", alpha=0.5, linewidth=0.8,
               label="nodes in that search's tree")
     twin.set_ylabel("tree nodes")
-    fig.legend(loc="lower right", fontsize=8)
+    lines = ax.get_lines() + twin.get_lines()
+    ax.legend(lines, [line.get_label() for line in lines], loc="lower center", fontsize=8, framealpha=0.9)
     ax.set_title(f"MCTS vs random, {budget}: memory stays flat", fontsize=9)
     fig.tight_layout()
     args.plot.parent.mkdir(parents=True, exist_ok=True)

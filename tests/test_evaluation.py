@@ -25,6 +25,14 @@ def test_wilson_interval_known_values():
     assert evaluation.wilson_interval(0, 0) == (0.0, 1.0)
 
 
+def test_wilson_interval_contains_the_rate_exactly():
+    # Rounding once put the upper end of 10/10 a hair below 1.0, and the plot's error bars failed.
+    for n in range(1, 101):
+        for wins in range(n + 1):
+            low, high = evaluation.wilson_interval(wins, n)
+            assert 0.0 <= low <= wins / n <= high <= 1.0, (wins, n)
+
+
 def test_table_on_made_up_results():
     records = [
         record(3, "home", True, "win", 2, 0, 100), record(3, "home", True, "draw", 1, 1, 200),
