@@ -5,8 +5,6 @@ directory when there is one, else from GitHub), then installs this package.
 """
 from setuptools import find_packages, setup
 
-BOTBOWL_COMMIT = "3e550bda3666c39efe478fb9465646af24576665"
-
 setup(
     name="mcts_bot",
     version="0.1.0",
@@ -15,7 +13,7 @@ setup(
     long_description_content_type="text/markdown",
     packages=find_packages(include=["mcts_bot", "mcts_bot.*"]),
     python_requires=">=3.9",
-    install_requires=["botbowl", "numpy"],
+    install_requires=["botbowl", "numpy", "tqdm"],
     extras_require={
         "test": ["pytest", "pytest-xdist", "ray", "matplotlib"],
         "plot": ["matplotlib"],

@@ -26,8 +26,9 @@ __all__ = [
     "search", "shuffled_order", "to_xml", "ucb1",
 ]
 
-BOT_NAMES = {"mcts": MCTSBot}
-BOT_NAMES.update({f"mcts-{name}": partial(MCTSBot, preset=name) for name in PRESETS if name != "default"})
+# Only the bots a user picks from a list: ablation presets stay reachable by preset name
+# (`MCTSBot(preset=...)`, `--opponent mcts-<preset>` in the scripts) without crowding botbowl's bot list.
+BOT_NAMES = {"mcts": MCTSBot, "mcts-vanilla": partial(MCTSBot, preset="vanilla")}
 
 
 def _register() -> None:

@@ -73,7 +73,6 @@ class MCTSBot(botbowl.Agent):
         self.seed = seed
         self.rng = np.random.RandomState(seed)
         self.on_decision = on_decision
-        self.team_id: Optional[str] = None
         self.last_root: Optional[ActionNode] = None  # the last search's tree, released when the next one starts
         self._played: Optional[ChanceNode] = None  # with reuse_tree: the child played at the last search
         self.last_stats: Optional[SearchStats] = None
@@ -81,7 +80,6 @@ class MCTSBot(botbowl.Agent):
         self._last_formation: Optional[Action] = None
 
     def new_game(self, game: botbowl.Game, team: botbowl.Team) -> None:
-        self.team_id = team.team_id
         self.last_root = None
         self._played = None
         self.last_stats = None

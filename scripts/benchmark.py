@@ -12,8 +12,8 @@ import pstats
 import numpy as np
 
 import mcts_bot
-from mcts_bot import cli
-from mcts_bot.games import BOARD_SIZES, random_position
+from mcts_bot.harness import cli
+from mcts_bot.harness.games import BOARD_SIZES, random_position
 from mcts_bot.mcts import Budget
 
 # Positions: (seed, random steps from the start); each lands in the middle of a drive.

@@ -14,9 +14,9 @@ import time
 from botbowl.ai.competition import Competition
 
 import mcts_bot
-from mcts_bot import cli
-from mcts_bot.games import load_config, make_game
-from mcts_bot.matches import CheckedAgent, GameSpec, check_opponent, make_opponent
+from mcts_bot.harness import cli
+from mcts_bot.harness.games import load_config, make_game
+from mcts_bot.harness.matches import CheckedAgent, GameSpec, check_opponent, make_opponent
 from mcts_bot.mcts import Budget
 
 

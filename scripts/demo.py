@@ -5,8 +5,8 @@ import argparse
 import botbowl
 
 import mcts_bot
-from mcts_bot import cli
-from mcts_bot.games import make_game
+from mcts_bot.harness import cli
+from mcts_bot.harness.games import make_game
 from mcts_bot.mcts import Budget
 
 

@@ -10,9 +10,9 @@ import os
 import sys
 from pathlib import Path
 
-from mcts_bot import cli, evaluation
-from mcts_bot.games import BOARD_SIZES
-from mcts_bot.matches import check_opponent
+from mcts_bot.harness import cli, evaluation
+from mcts_bot.harness.games import BOARD_SIZES
+from mcts_bot.harness.matches import check_opponent
 from mcts_bot.mcts import Budget
 
 ROLLOUTS = {"on": (True,), "off": (False,), "both": (True, False)}

@@ -8,8 +8,8 @@ import argparse
 import numpy as np
 
 import mcts_bot
-from mcts_bot import cli
-from mcts_bot.games import random_position
+from mcts_bot.harness import cli
+from mcts_bot.harness.games import random_position
 from mcts_bot.nodes import describe_action
 from mcts_bot.mcts import Budget
 

@@ -11,8 +11,8 @@ from pathlib import Path
 from botbowl.ai.bots.random_bot import RandomBot
 
 import mcts_bot
-from mcts_bot import cli
-from mcts_bot.games import make_game
+from mcts_bot.harness import cli
+from mcts_bot.harness.games import make_game
 from mcts_bot.mcts import Budget
 
 

@@ -9,7 +9,7 @@ import argparse
 from botbowl.ai.competition.python_socket import DEFAULT_PORT, DEFAULT_TOKEN, PythonSocketServer
 
 import mcts_bot
-from mcts_bot import cli
+from mcts_bot.harness import cli
 from mcts_bot.mcts import Budget
 
 

@@ -10,8 +10,8 @@ import os
 import sys
 from pathlib import Path
 
-from mcts_bot import cli, evaluation
-from mcts_bot.games import BOARD_SIZES
+from mcts_bot.harness import cli, evaluation
+from mcts_bot.harness.games import BOARD_SIZES
 from mcts_bot.mcts import Budget
 
 

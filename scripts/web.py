@@ -7,7 +7,7 @@ import argparse
 import botbowl.web.server as server
 
 import mcts_bot  # noqa: F401  (registers the bots, so the web UI offers them)
-from mcts_bot import cli
+from mcts_bot.harness import cli
 
 
 def main() -> None:

@@ -8,7 +8,7 @@ from botbowl.core.procedure import Turn
 import mcts_bot  # noqa: F401  (registers the bots)
 from mcts_bot import ActionNode, ChanceNode
 from mcts_bot import actions
-from mcts_bot.games import random_position
+from mcts_bot.harness.games import random_position
 from mcts_bot.policies import random_rollout_policy
 
 

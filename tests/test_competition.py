@@ -11,8 +11,8 @@ from botbowl.ai.competition.python_socket import PythonSocketClient
 import mcts_bot
 from conftest import turn_position
 from mcts_bot import timing
-from mcts_bot.games import make_game
-from mcts_bot.matches import CheckedAgent
+from mcts_bot.harness.games import make_game
+from mcts_bot.harness.matches import CheckedAgent
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from mcts_bot import evaluation
-from mcts_bot.matches import GameSpec
+from mcts_bot.harness import evaluation
+from mcts_bot.harness.matches import GameSpec
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 

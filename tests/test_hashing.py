@@ -5,7 +5,7 @@ from botbowl.core import Action, ActionType, D6
 
 from conftest import turn_position
 from mcts_bot import actions, game_state_hash
-from mcts_bot.games import random_position
+from mcts_bot.harness.games import random_position
 from mcts_bot.mcts import private_copy
 
 
@@ -99,7 +99,7 @@ def test_same_in_every_process():
     # Built from integers only, so Python's per-process string hash salt cannot change it.
     import subprocess
     import sys
-    code = ("import mcts_bot; from mcts_bot.games import random_position; "
+    code = ("import mcts_bot; from mcts_bot.harness.games import random_position; "
             "print(mcts_bot.game_state_hash(random_position(3, seed=5, steps=60)))")
     values = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              env={"PYTHONHASHSEED": str(salt), "PATH": ""}).stdout.strip() for salt in (1, 2)}

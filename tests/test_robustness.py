@@ -9,7 +9,7 @@ from botbowl.ai.bots.random_bot import RandomBot
 import mcts_bot
 from conftest import LegalityChecker, turn_position
 from mcts_bot import mcts as search_module
-from mcts_bot.games import make_game
+from mcts_bot.harness.games import make_game
 from mcts_bot.heuristics import material_heuristic
 from mcts_bot.policies import random_rollout_policy
 

@@ -18,15 +18,16 @@ import json
 import math
 import os
 import sys
-import time
 import zlib
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
 
-from mcts_bot.games import check_team
-from mcts_bot.matches import SIDES, GameSpec, play_game
+from tqdm import tqdm
+
+from mcts_bot.harness.games import check_team
+from mcts_bot.harness.matches import SIDES, GameSpec, play_game
 from mcts_bot.mcts import Budget
 
 RESULTS_FILE = "games.jsonl"
@@ -120,39 +121,6 @@ def append_result(path: Path, record: dict) -> None:
 
 # ------------------------------------------------------------------------------------------ running
 
-class Progress:
-    """One status line: games done of total, running win rate, time left."""
-
-    def __init__(self, total: int, done: int, wins: int, stream=sys.stderr):
-        self.total, self.done, self.wins = total, done, wins
-        self.played = 0
-        self.start = time.time()
-        self.stream = stream
-        self.show()
-
-    def update(self, record: dict) -> None:
-        self.done += 1
-        self.played += 1
-        self.wins += record["result"] == "win"
-        self.show()
-
-    def show(self) -> None:
-        rate = f"{100 * self.wins / self.done:.0f}%" if self.done else "-"
-        if self.played:
-            left = (time.time() - self.start) / self.played * (self.total - self.done)
-            eta = f"{int(left // 3600)}:{int(left % 3600 // 60):02d}:{int(left % 60):02d} left"
-        else:
-            eta = "time left unknown"
-        width = 30
-        filled = int(width * self.done / self.total) if self.total else width
-        line = f"[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} games, MCTS win rate {rate}, {eta}"
-        if self.stream.isatty():  # redraw one line in a terminal; one line per game in a log
-            self.stream.write(f"\r{line}   " + ("\n" if self.done == self.total else ""))
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
-
-
 def _run_local(specs: List[GameSpec], workers: int) -> Iterator[dict]:
     if workers == 1:
         for spec in specs:
@@ -203,16 +171,21 @@ def run(settings: Settings, out: Path, *, workers: int = 1, backend: str = "loca
     specs = settings.specs()
     done = {record["key"]: record for record in read_results(results_path)}
     todo = [spec for spec in specs if spec.key not in done]
-    bar = Progress(len(specs), len(specs) - len(todo),
-                   sum(1 for s in specs if done.get(s.key, {}).get("result") == "win")) if progress else None
+    finished = len(specs) - len(todo)
+    wins = sum(1 for spec in specs if done.get(spec.key, {}).get("result") == "win")
+    bar = tqdm(total=len(specs), initial=finished, unit="game", disable=not progress,
+               dynamic_ncols=True, file=sys.stderr)
     games = _run_ray(todo, workers, ray_address) if backend == "ray" else _run_local(todo, workers)
     for record in games:
         append_result(results_path, record)
         done[record["key"]] = record
-        if bar:
-            bar.update(record)
+        finished += 1
+        wins += record["result"] == "win"
+        bar.set_postfix_str(f"MCTS win rate {100 * wins / finished:.0f}%", refresh=False)
+        bar.update()
         if on_result:
             on_result(record)
+    bar.close()
     return [done[spec.key] for spec in specs]
 
 

@@ -17,7 +17,7 @@ from botbowl.core import Action
 
 from mcts_bot import actions as game_actions
 from mcts_bot.agent import MCTSBot
-from mcts_bot.games import check_board_size, make_game
+from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.presets import PRESETS
 from mcts_bot.mcts import Budget
 

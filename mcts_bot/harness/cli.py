@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import argparse
-from mcts_bot.games import BOARD_SIZES
+from mcts_bot.harness.games import BOARD_SIZES
 from mcts_bot.presets import PRESETS
 from mcts_bot.mcts import Budget
 
