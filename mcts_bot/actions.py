@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import List, Optional
 
 import botbowl
-from botbowl.core import Action, ActionType
+from botbowl.core import Action, ActionType, PlayerActionType
 
 EXCLUDED_TYPES = frozenset({ActionType.PLACE_PLAYER, ActionType.END_SETUP, ActionType.UNDO})
 FORMATION_TYPES = frozenset(t for t in ActionType if t.name.startswith("SETUP_FORMATION_"))
@@ -39,20 +39,55 @@ def legal_actions(game: botbowl.Game) -> List[Action]:
     return actions
 
 
-def end_setup_follow_up(game: botbowl.Game, action: Action) -> Optional[Action]:
-    """`END_SETUP` if `action` was a formation and botbowl now accepts the set-up, else None.
+def follow_up(game: botbowl.Game, action: Action, end_moves: bool = False,
+              carried_before: bool = False) -> Optional[Action]:
+    """The action that follows `action` at once, if any; the single home of these rules (the
+    search, the rollouts and the agent's play all ask here):
 
-    This is the single home of the formation -> END_SETUP rule: the search, the rollouts and the
-    agent's play all ask here.
+    - `END_SETUP` after a formation, once botbowl accepts the set-up;
+    - with `end_moves`, `END_PLAYER_TURN` after a MOVE, so that a move is one decision, not two.
+      With pathfinding a MOVE walks the whole path, and a block, hand-off or foul at the end of a
+      path is an action of its own (BLOCK, HANDOFF, FOUL), so moving again only wanders. Not after
+      a pick-up (`carried_before`: whether the player held the ball before the MOVE; a player who
+      now holds it and did not picked it up, and may run on with it), and not in a pass action
+      (the thrower moves, then throws).
     """
-    if not is_formation(action) or game.state.game_over:
+    if game.state.game_over:
         return None
-    if not any(choice.action_type == ActionType.END_SETUP for choice in game.state.available_actions):
-        return None
-    team = game.active_team
-    if team is None or not game.is_setup_legal(team):
-        return None
-    return Action(ActionType.END_SETUP)
+    if is_formation(action):
+        if not any(choice.action_type == ActionType.END_SETUP for choice in game.state.available_actions):
+            return None
+        team = game.active_team
+        if team is None or not game.is_setup_legal(team):
+            return None
+        return Action(ActionType.END_SETUP)
+    if end_moves and action.action_type == ActionType.MOVE and game.state.player_action_type in _ENDED_BY_A_MOVE:
+        player = game.state.active_player
+        if player is None or player.position is None or (player == game.get_ball_carrier() and not carried_before):
+            return None
+        if any(choice.action_type == ActionType.END_PLAYER_TURN for choice in game.state.available_actions):
+            return Action(ActionType.END_PLAYER_TURN)
+    return None
+
+
+_ENDED_BY_A_MOVE = frozenset({PlayerActionType.MOVE, PlayerActionType.BLITZ, PlayerActionType.HANDOFF,
+                              PlayerActionType.FOUL})
+
+
+def holds_ball(game: botbowl.Game) -> bool:
+    """Whether the active player (the one whose action goes on) holds the ball."""
+    player = game.state.active_player
+    return player is not None and player == game.get_ball_carrier()
+
+
+def localize(game: botbowl.Game, action: Action) -> Action:
+    """Point `action` (in place) at `game`'s own player and square objects, as `Game.step` does:
+    a tree's actions may come from another copy of the game (tree reuse)."""
+    if action.player is not None:
+        action.player = game.get_player(action.player.player_id)
+    if action.position is not None:
+        action.position = game.get_square(action.position.x, action.position.y)
+    return action
 
 
 def advance(game: botbowl.Game, action: Action) -> None:
@@ -63,22 +98,18 @@ def advance(game: botbowl.Game, action: Action) -> None:
     choices (a human gets UNDO, and a block re-roll together with the block dice; a bot does not),
     and the search must see the choices the real game offers the bot.
     """
-    # As Game.step does: point the action at this game's own player and square objects.
-    if action.player is not None:
-        action.player = game.get_player(action.player.player_id)
-    if action.position is not None:
-        action.position = game.get_square(action.position.x, action.position.y)
-    game.action = action
+    game.action = localize(game, action)
     while not game._one_step(game.action) and not game.state.game_over:
         game.action = None  # the procedure continues without input
 
 
-def step(game: botbowl.Game, action: Action) -> None:
-    """Advance `game` by `action`, followed by `END_SETUP` when it was a formation."""
+def step(game: botbowl.Game, action: Action, end_moves: bool = False) -> None:
+    """Advance `game` by `action`, then by its follow-up if it has one (see `follow_up`)."""
+    carried_before = end_moves and holds_ball(game)
     advance(game, action)
-    follow_up = end_setup_follow_up(game, action)
-    if follow_up is not None:
-        advance(game, follow_up)
+    then = follow_up(game, action, end_moves, carried_before)
+    if then is not None:
+        advance(game, then)
 
 
 def is_available(game: botbowl.Game, action: Action) -> bool:

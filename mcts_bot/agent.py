@@ -14,6 +14,8 @@ from mcts_bot import timing
 from mcts_bot.hashing import game_state_hash
 from mcts_bot.nodes import ActionNode, ChanceNode
 from mcts_bot.policies import FinalPolicy, RolloutPolicy, TreePolicy, most_visited
+from mcts_bot.priors import same_action
+from mcts_bot.scripted import scripted_action
 from mcts_bot.presets import Heuristic, Preset, configure
 from mcts_bot.mcts import Budget, SearchResult, SearchStats, log_failure_once, run_search
 
@@ -74,22 +76,23 @@ class MCTSBot(botbowl.Agent):
         self.rng = np.random.RandomState(seed)
         self.on_decision = on_decision
         self.last_root: Optional[ActionNode] = None  # the last search's tree, released when the next one starts
-        self._played: Optional[ChanceNode] = None  # with reuse_tree: the child played at the last search
+        self._played: Optional[ChanceNode] = None  # with reuse_tree: the tree's edge for the last action played
         self.last_stats: Optional[SearchStats] = None
         self.totals = GameTotals()
-        self._last_formation: Optional[Action] = None
+        self._last_action: Optional[Action] = None  # for its follow-up (`actions.follow_up`)
+        self._carried_before = False  # whether the player of `_last_action` held the ball before it
 
     def new_game(self, game: botbowl.Game, team: botbowl.Team) -> None:
         self.last_root = None
         self._played = None
         self.last_stats = None
         self.totals = GameTotals()
-        self._last_formation = None
+        self._last_action = None
 
     def end_game(self, game: botbowl.Game) -> None:
         self.last_root = None
         self._played = None
-        self._last_formation = None
+        self._last_action = None
 
     def act(self, game: botbowl.Game) -> Action:
         start = time.perf_counter()
@@ -109,35 +112,36 @@ class MCTSBot(botbowl.Agent):
                           player=choice.players[0] if choice.players else None)
 
     def _decide(self, game: botbowl.Game, start: float) -> Action:
-        formation, self._last_formation = self._last_formation, None
-        if formation is not None:
-            follow_up = game_actions.end_setup_follow_up(game, formation)
-            if follow_up is not None:
-                return follow_up
-        choices = game_actions.legal_actions(game)
-        if len(choices) == 1:
-            return choices[0]
-        if not choices:
-            return self._safe(game)
+        previous, self._last_action = self._last_action, None
+        reused = self._reusable(game)
+        forced = None if previous is None else \
+            game_actions.follow_up(game, previous, self.preset.end_moves, self._carried_before)
+        if forced is None:
+            choices = game_actions.legal_actions(game)
+            if not choices:
+                return self._safe(game)
+            forced = choices[0] if len(choices) == 1 else None
+        if forced is not None:
+            # No search, but the tree of the last one may still hold the state this leads to.
+            self._played = self._edge(reused, forced)
+            return forced
         team = game.active_team
         clock_seconds = timing.time_for_decision(game, team)
         deadline = None if clock_seconds is None else start + clock_seconds
         if deadline is not None and deadline - time.perf_counter() < MIN_SEARCH_SECONDS:
-            return self._safe(game)
-        played, self._played = self._played, None
-        reused = played.outcomes.get(game_state_hash(game)) if played is not None else None
-        del played  # the rest of the previous tree goes now
+            return self._fallback(game)
         result = run_search(game, budget=self.budget, preset=self.preset, rng=self.rng, team=team, deadline=deadline,
                             root=reused)
+        del reused
         self.last_root, self.last_stats = result.root, result.stats
         self.totals.searches += 1
-        self.totals.reused_trees += reused is not None
+        self.totals.reused_trees += result.root.visits > result.stats.iterations
         self.totals.iterations += result.stats.iterations
         self.totals.seconds += result.stats.seconds
         self.totals.errors += result.stats.error is not None
         chosen = self._choose(result.root)
         if chosen is None:
-            return self._safe(game)
+            return self._fallback(game)
         if self.preset.reuse_tree:
             self._played = chosen
         action = chosen.action
@@ -147,6 +151,32 @@ class MCTSBot(botbowl.Agent):
             except Exception as exc:  # noqa: BLE001
                 log_failure_once(exc, "the on_decision hook raised; the decision stands")
         return action
+
+    def _reusable(self, game: botbowl.Game) -> Optional[ActionNode]:
+        """The node of the last tree standing for the game's state now, if any (and lets go of the rest)."""
+        played, self._played = self._played, None
+        if played is None:
+            return None
+        return played.outcomes.get(game_state_hash(game))
+
+    @staticmethod
+    def _edge(node: Optional[ActionNode], action: Action) -> Optional[ChanceNode]:
+        """The child of `node` for `action`, to follow the tree through a decision made without search."""
+        if node is None:
+            return None
+        return next((child for child in node.children if same_action(child.action, action)), None)
+
+    def _fallback(self, game: botbowl.Game) -> Action:
+        """Without a search result: the scripted policy's action, which does not give up the turn
+        for lack of time; a safe action if it fails."""
+        self.totals.safe_actions += 1
+        try:
+            action = scripted_action(game, self.rng)
+            if game_actions.is_available(game, action):
+                return action
+        except Exception as exc:  # noqa: BLE001
+            log_failure_once(exc, "the scripted fallback raised; playing a safe action")
+        return game_actions.safe_action(game)
 
     def _choose(self, root: ActionNode) -> Optional[ChanceNode]:
         """The final policy's pick among the children that were evaluated at least once, if any."""
@@ -167,13 +197,13 @@ class MCTSBot(botbowl.Agent):
     def _in_game(self, game: botbowl.Game, action: Action) -> Action:
         """`action` with the real game's player and square objects, checked against what the game allows.
 
-        A formation is remembered, so that the next decision can be its END_SETUP.
+        The action is remembered, so that the next decision can be its follow-up (`actions.follow_up`).
         """
         player = game.get_player(action.player.player_id) if action.player is not None else None
         position = game.get_square(action.position.x, action.position.y) if action.position is not None else None
         action = Action(action.action_type, position=position, player=player)
         if not game_actions.is_available(game, action):
             raise RuntimeError(f"the chosen action {action} is not available in the game")
-        if game_actions.is_formation(action):
-            self._last_formation = action
+        self._last_action = action
+        self._carried_before = game_actions.holds_ball(game)
         return action

@@ -1,7 +1,11 @@
 """Leaf evaluation: how good a game state is for `team`, in [0, 1] (1 a won game, 0 a lost one)."""
 from __future__ import annotations
 
+import math
+from typing import Optional
+
 import botbowl
+import botbowl.core.pathfinding as pf
 
 
 def _material(game: botbowl.Game, team: botbowl.Team) -> float:
@@ -114,3 +118,176 @@ def progress_heuristic(game: botbowl.Game, team: botbowl.Team) -> float:
          + _ball_value(game, team, opponent)
          + _players_value(game, team) - _players_value(game, opponent))
     return 0.5 + max(-NON_TERMINAL_RANGE, min(NON_TERMINAL_RANGE, SCALE * x))
+
+
+# --------------------------------------------------------------------------------------------------
+# The threat heuristic: what a coach reads off the board when the turn ends. Who moves next, how
+# many turns are left, who can reach the ball carrier, how many turns the ball needs to score.
+# Terms are in touchdowns and squashed into a win probability that sharpens as the game runs out.
+
+LOOSE_BALL_VALUE = 0.35  # getting to a loose ball first, in touchdowns
+POSSESSION_VALUE = 0.25  # holding the ball, beyond the chance of scoring with it
+RECEIVING_VALUE = 0.3  # receiving the next kick-off
+REROLL_VALUE = 0.04  # per team re-roll, shrinking as the half runs out
+PLAYER_LOSS = {"down": 0.15, "stunned": 0.3, "knocked_out": 0.6, "out": 1.0}  # of one player's worth
+TEAM_WORTH = 0.8  # what a whole team's players are worth, in touchdowns, spread over the board's players
+TURN_SURVIVAL = 0.85  # chance a carrier keeps the ball through each later opposing turn
+WIN_SHARPNESS = 0.9  # logistic slope per touchdown at kick-off; it grows as 1/sqrt(game left)
+_KNOCK_DOWN = {3: 0.70, 2: 0.56, 1: 0.33, -2: 0.11, -3: 0.04}  # a block's chance to knock the defender down
+
+
+def future_turns(game: botbowl.Game, team: botbowl.Team) -> int:
+    """Turns the team still starts in this half; a turn in progress counts as played (the
+    heuristic reads the board as if the acting team's turn ended now)."""
+    return max(0, game.config.rounds - team.state.turn)
+
+
+def game_left(game: botbowl.Game) -> float:
+    """The share of the game's turns not yet played, in (0, 1]."""
+    rounds = game.config.rounds
+    played = sum(min(rounds, t.state.turn) for t in (game.state.home_team, game.state.away_team))
+    if game.state.half > 1:
+        played += 2 * rounds
+    return max(1.0 - played / (4 * rounds), 1.0 / (4 * rounds))
+
+
+def next_mover(game: botbowl.Game) -> Optional[botbowl.Team]:
+    """The team that acts next once the acting team's turn is over (the receiving team before a kick-off)."""
+    current = game.state.current_team
+    if current is not None:
+        return game.get_opp_team(current)
+    return game.state.receiving_this_drive
+
+
+def _dice(attack: int, defence: int) -> int:
+    if attack > 2 * defence:
+        return 3
+    if attack > defence:
+        return 2
+    if attack == defence:
+        return 1
+    return -3 if 2 * attack < defence else -2
+
+
+def carrier_danger(game: botbowl.Game, carrier: botbowl.Player) -> float:
+    """The chance the opposing team knocks the carrier down in its next turn: blocks by the players
+    already next to it, and one blitz from a player who can reach a free square beside it (harder
+    through a cage: every guard beside that square stands in the way)."""
+    team, opp = carrier.team, game.get_opp_team(carrier.team)
+    where = carrier.position
+    movers = [p for p in opp.players if p.position is not None and not p.state.stunned]
+    adjacent = [p for p in movers if p.state.up and p.position.distance(where) == 1]
+    safe = 1.0
+    for blocker in adjacent:
+        guards = len(game.get_adjacent_players(where, team=team, down=False))  # carrier's helpers
+        safe *= 1.0 - _KNOCK_DOWN[_dice(blocker.get_st() + len(adjacent) - 1, carrier.get_st() + guards)]
+    best_blitz = 0.0
+    for square in game.get_adjacent_squares(where, occupied=False):
+        guards = len(game.get_adjacent_players(square, team=team, down=False)) - 1  # the carrier is one
+        for blitzer in movers:
+            if blitzer in adjacent:
+                continue
+            reach = blitzer.get_ma() + 2 - (0 if blitzer.state.up else 3)
+            if blitzer.position.distance(square) <= reach:
+                dice = _dice(blitzer.get_st() + len(adjacent), carrier.get_st() + guards)
+                best_blitz = max(best_blitz, _KNOCK_DOWN[dice] * 0.7 ** guards)
+    return 1.0 - safe * (1.0 - best_blitz)
+
+
+def scoring_chance(game: botbowl.Game, carrier: botbowl.Player) -> float:
+    """The chance the carrier scores in its team's next turn, by its safest path to the endzone
+    (botbowl's pathfinding: tackle zones to dodge out of, players in the way, going for it)."""
+    path = pf.get_safest_path_to_endzone(game, carrier, allow_team_reroll=True)
+    return path.prob if path is not None and path.steps else 0.0
+
+
+def drive_value(game: botbowl.Game, carrier: botbowl.Player, moves_next: bool) -> float:
+    """What holding the ball is worth to the carrier's team, in touchdowns: the chance to score in
+    the turns the half has left, times what a touchdown is worth once the opponent receives the
+    kick-off; else a small worth for keeping the ball. Never more than scoring now.
+
+    If the carrier's team moves next, its first turn's chance is read off the board by pathfinding
+    (so the opponents' tackle zones and screen count); else the carrier must first survive the
+    opposing turn (`carrier_danger`). Later turns count at a fixed rate each."""
+    distance = max(1, game.get_distance_to_endzone(carrier))
+    pace = max(1, carrier.get_ma())
+    needed = -(-distance // pace)
+    turns = future_turns(game, carrier.team)
+    keep = 1.0 if moves_next else 1.0 - carrier_danger(game, carrier)
+    if turns == 0:
+        chance = 0.0
+    else:
+        later = keep * TURN_SURVIVAL ** max(0, needed - 1) * 0.97 ** needed if needed <= turns else 0.05 * keep
+        if moves_next:
+            now = scoring_chance(game, carrier)
+            chance = now + (1.0 - now) * TURN_SURVIVAL * later if turns > 1 else now
+        else:
+            chance = later
+    progress = 0.02 * (1.0 - distance / (game.arena.width - 3))  # a tie-breaker: forward is better
+    return chance * (1.0 - RECEIVING_VALUE) + (1.0 - chance) * (POSSESSION_VALUE * keep + progress)
+
+
+def _players_lost(game: botbowl.Game, team: botbowl.Team) -> float:
+    down = stunned = 0
+    for player in team.players:
+        if player.position is not None and not player.state.up:
+            if player.state.stunned:
+                stunned += 1
+            else:
+                down += 1
+    out = len(game.get_casualties(team)) + len(game.get_dungeon(team))
+    knocked_out = len(game.get_knocked_out(team))
+    one_player = TEAM_WORTH / max(1, game.config.pitch_max)
+    return one_player * (PLAYER_LOSS["down"] * down + PLAYER_LOSS["stunned"] * stunned
+                         + PLAYER_LOSS["knocked_out"] * knocked_out + PLAYER_LOSS["out"] * out)
+
+
+def _nearest(team: botbowl.Team, square) -> int:
+    return min((p.position.distance(square) + (0 if p.state.up else 2) for p in team.players
+                if p.position is not None and not p.state.stunned), default=99)
+
+
+def ball_value(game: botbowl.Game, team: botbowl.Team) -> float:
+    """The ball from `team`'s side, in touchdowns (positive when it favours `team`)."""
+    opp = game.get_opp_team(team)
+    mover = next_mover(game)
+    carrier = game.get_ball_carrier()
+    if carrier is not None:
+        value = drive_value(game, carrier, moves_next=mover is not None and mover == carrier.team)
+        return value if carrier.team == team else -value
+    ball = game.get_ball()
+    if ball is None or ball.position is None or not ball.on_ground or game.state.kicking_this_drive is None \
+            and game.state.receiving_this_drive is None:
+        receiving = game.state.receiving_this_drive
+        if receiving is None:
+            return 0.0
+        return RECEIVING_VALUE if receiving == team else -RECEIVING_VALUE
+    # a loose ball: the side that moves next is a step ahead in the race for it
+    lead = _nearest(opp, ball.position) - _nearest(team, ball.position)
+    lead += 2 if mover == team else -2 if mover == opp else 0
+    return LOOSE_BALL_VALUE * math.tanh(lead / 3)
+
+
+def threat_heuristic(game: botbowl.Game, team: botbowl.Team) -> float:
+    """Win probability for `team` read off the board as if the acting team's turn ended now.
+
+    Touchdowns first; then the ball: a carrier's chance to score in the turns the half has left,
+    given who can reach it (blitz range, blockers beside it, the cage around it) and who moves
+    next; a loose ball goes to whoever is nearer, the next mover a step ahead; before a kick-off
+    the receiving team is ahead. Then players down, stunned, knocked out or hurt (each worth more
+    on a small board), and re-rolls while the half has turns left. The sum, in touchdowns, goes
+    through a logistic whose slope grows as the game runs out: a one-touchdown lead is worth
+    little at kick-off and almost a win in the last turn. A finished game is 1, 0.5 or 0.
+    """
+    if game.state.game_over:
+        return game_result(game, team)
+    opp = game.get_opp_team(team)
+    x = team.state.score - opp.state.score
+    x += ball_value(game, team)
+    x += _players_lost(game, opp) - _players_lost(game, team)
+    half_left = 1.0 / game.config.rounds
+    x += REROLL_VALUE * (team.state.rerolls * future_turns(game, team)
+                         - opp.state.rerolls * future_turns(game, opp)) * half_left
+    slope = WIN_SHARPNESS / math.sqrt(game_left(game))
+    value = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, slope * x))))
+    return min(0.999, max(0.001, value))

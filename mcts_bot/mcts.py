@@ -16,10 +16,12 @@ from typing import List, Optional, Union
 import botbowl
 import numpy as np
 from botbowl.core import Action, Agent
+from botbowl.core.game import InvalidActionError
 
 from mcts_bot import actions as game_actions
 from mcts_bot.hashing import game_state_hash
 from mcts_bot.nodes import ActionNode, ChanceNode
+from mcts_bot.policies import most_visited
 from mcts_bot.presets import Preset, configure
 from mcts_bot.priors import action_priors
 
@@ -77,6 +79,7 @@ class SearchStats:
     depth_min: int
     depth_max: int
     depth_mean: float
+    skipped: int = 0  # iterations dropped because a stored action no longer fitted the state
     error: Optional[str] = None
 
     @property
@@ -148,7 +151,7 @@ class _Search:
         game = self.game
         active = game.active_team
         actions = game_actions.legal_actions(game)
-        if len(actions) > 1:
+        if self.preset.priors is None and len(actions) > 1:
             actions = self.preset.action_order(game, actions, self.rng)
         biases = None
         if self.preset.prior_bias is not None and len(actions) > 1 and active is not None:
@@ -165,7 +168,7 @@ class _Search:
     def step(self, action: Action) -> None:
         start = time.perf_counter()
         try:
-            game_actions.step(self.game, action)
+            game_actions.step(self.game, action, self.preset.end_moves)
         finally:
             self.botbowl_seconds += time.perf_counter() - start
 
@@ -176,10 +179,17 @@ class _Search:
         finally:
             self.botbowl_seconds += time.perf_counter() - start
 
-    def iterate(self, root: ActionNode) -> None:
+    def iterate(self, root: ActionNode) -> bool:
+        """One iteration; False when it was dropped (see `_StaleNode`)."""
         root_step = self.game.get_step()
         try:
-            path = self._select_and_expand(root)
+            try:
+                path = self._select_and_expand(root)
+            except _StaleNode as stale:
+                # Two states shared a node (a hash collision) and a stored action does not fit
+                # this one: rebuild the node for this state and drop the iteration.
+                stale.node.actions, stale.node.children = game_actions.legal_actions(self.game), []
+                return False
             if self.preset.rollouts:
                 self._rollout()
             value = float(self.preset.heuristic(self.game, self.team))
@@ -189,9 +199,10 @@ class _Search:
             raise ValueError(f"the heuristic returned {value}, outside [0, 1]")
         for node in path:
             node.visit(value)
+        return True
 
     def _may_expand(self, node: ActionNode) -> bool:
-        """Whether to try a new child rather than choose among the tried ones."""
+        """Without priors: whether to try a new child rather than choose among the tried ones."""
         if node.is_fully_expanded():
             return False
         if self.preset.widening is None or not node.children:
@@ -199,15 +210,23 @@ class _Search:
         c, alpha = self.preset.widening
         return len(node.children) < math.ceil(c * node.visits ** alpha)
 
+    def _choose(self, node: ActionNode) -> ChanceNode:
+        if self.preset.priors is not None:
+            if not node.children:  # priors are worked out only for nodes visited a second time
+                actions = [game_actions.localize(self.game, action) for action in node.actions]
+                node.expand_all(self.preset.priors(self.game, actions) if len(actions) > 1 else [1.0])
+            return self.preset.tree_policy(node)
+        return node.expand() if self._may_expand(node) else self.preset.tree_policy(node)
+
     def _select_and_expand(self, root: ActionNode) -> List[Union[ActionNode, ChanceNode]]:
         path: List[Union[ActionNode, ChanceNode]] = [root]
         node = root
         while not node.is_leaf:
-            if not self._may_expand(node):
-                chance = self.preset.tree_policy(node)
-            else:
-                chance = node.expand()
-            self.step(chance.action)
+            chance = self._choose(node)
+            try:
+                self.step(chance.action)
+            except InvalidActionError:
+                raise _StaleNode(node) from None
             path.append(chance)
             key = game_state_hash(self.game)
             child = chance.outcomes.get(key)
@@ -220,15 +239,29 @@ class _Search:
         return path
 
     def _rollout(self) -> None:
-        """Play the rollout policy until the current turn ends (or the game, or the time, does)."""
+        """Play the rollout policy to the horizon: the end of the turn, or of the acting player's
+        action (`Preset.rollout_horizon`), or until the game or the time ends."""
         state = self.game.state
         turns = state.home_team.state.turn + state.away_team.state.turn
+        player = state.active_player
+        if self.preset.rollout_horizon == "action" and player is None:
+            return  # between player actions: nothing to finish
         for _ in range(self.preset.max_rollout_steps):
             if state.game_over or state.home_team.state.turn + state.away_team.state.turn != turns:
+                return
+            if self.preset.rollout_horizon == "action" and state.active_player is not player:
                 return
             if self.deadline is not None and time.perf_counter() >= self.deadline:
                 return
             self.step(self.preset.rollout_policy(self.game, self.rng))
+
+
+class _StaleNode(Exception):
+    """A stored action of `node` is not legal in the state the search reached it in."""
+
+    def __init__(self, node: ActionNode):
+        super().__init__("stale node")
+        self.node = node
 
 
 def decided(root: ActionNode, iterations_left: float) -> bool:
@@ -265,7 +298,11 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
 
     `deadline` (a `time.perf_counter()` value) overrides the budget's seconds when it comes first.
     `root` continues an earlier tree whose node stands for this very state (same hash, same team).
-    An exception inside an iteration (a plug-in raising, botbowl failing to step or revert) stops
+    An iteration that finds a stored action no longer legal (two states that shared a node) is
+    dropped and that node rebuilt; it counts in `stats.skipped`, and toward an iteration budget.
+    The early stop (`Preset.stop_when_decided`) applies only with the `most_visited` final policy;
+    under a seconds budget it forecasts the iterations left at 1.5 times the pace so far.
+    Any other exception inside an iteration (a plug-in raising, botbowl failing to step or revert) stops
     the search: it is logged once, with its traceback, and the tree built so far is returned, with
     `stats.error` saying what happened. The copy the error may have spoiled is dropped with the search.
     """
@@ -279,31 +316,34 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
     copy_seconds = time.perf_counter() - start
     if root is None:
         root = search.new_node()
-    iterations, error = 0, None
+    iterations, skipped, error = 0, 0, None
+    # Stopping once the most visited child cannot be overtaken is only safe for that final policy.
+    stop_early = preset.stop_when_decided and preset.final_policy is most_visited
     iterating_since = time.perf_counter()
     while not root.is_leaf:
-        if budget.iterations is not None and iterations >= budget.iterations:
+        if budget.iterations is not None and iterations + skipped >= budget.iterations:
             break
         now = time.perf_counter()
         if deadline is not None and now >= deadline:
             break
-        if preset.stop_when_decided and iterations % 8 == 0 and iterations:
-            left = math.inf if budget.iterations is None else budget.iterations - iterations
+        if stop_early and iterations % 8 == 0 and iterations:
+            left = math.inf if budget.iterations is None else budget.iterations - iterations - skipped
             if deadline is not None:  # at the pace so far, with room for it to speed up
                 left = min(left, 1.5 * iterations * (deadline - now) / max(now - iterating_since, 1e-9))
             if decided(root, left):
                 break
         try:
-            search.iterate(root)
+            completed = search.iterate(root)
         except Exception as exc:  # noqa: BLE001 - a search must never take the game down with it
             error = f"{type(exc).__name__}: {exc}"
             log_failure_once(exc, "a search stopped early after an error")
             break
-        iterations += 1
+        iterations += completed
+        skipped += not completed
     nodes, depth_min, depth_max, depth_mean = tree_shape(root)
     stats = SearchStats(iterations=iterations, seconds=time.perf_counter() - start, copy_seconds=copy_seconds,
                         botbowl_seconds=search.botbowl_seconds, nodes=nodes, depth_min=depth_min,
-                        depth_max=depth_max, depth_mean=depth_mean, error=error)
+                        depth_max=depth_max, depth_mean=depth_mean, skipped=skipped, error=error)
     return SearchResult(root=root, stats=stats)
 
 

@@ -8,6 +8,7 @@ Statistics are running sums, `visits` and `total_value`: constant time and memor
 """
 from __future__ import annotations
 
+import math
 from typing import Dict, Iterator, List, Optional
 
 from botbowl.core import Action
@@ -16,12 +17,14 @@ from botbowl.core import Action
 class ActionNode:
     """A game state where one team chooses among `actions`.
 
-    `children` holds one ChanceNode per action tried so far, in the order they were tried; the
-    actions still untried are `actions[len(children):]`, so the expansion order is the order of
-    `actions` (a preset's action ordering decides it).
+    Without priors, `children` holds one ChanceNode per action tried so far, in the order they were
+    tried; the actions still untried are `actions[len(children):]`, so the expansion order is the
+    order of `actions` (a preset's action ordering decides it). With priors, `expand_all` creates
+    every child at once, each with its prior, best first, and the tree policy picks among them.
     """
 
-    __slots__ = ("key", "actions", "biases", "children", "is_opponent", "terminal", "visits", "total_value")
+    __slots__ = ("key", "actions", "biases", "children", "is_opponent", "terminal", "visits", "total_value",
+                 "total_square")
 
     def __init__(self, key: int, actions: List[Action], is_opponent: bool, terminal: bool,
                  biases: Optional[List[float]] = None):
@@ -33,6 +36,7 @@ class ActionNode:
         self.terminal = terminal
         self.visits = 0
         self.total_value = 0.0
+        self.total_square = 0.0
 
     @property
     def value(self) -> float:
@@ -54,9 +58,19 @@ class ActionNode:
         self.children.append(child)
         return child
 
+    def expand_all(self, priors: List[float]) -> None:
+        """Create a child for every action, with its prior (one per action), highest prior first."""
+        if len(priors) != len(self.actions):
+            raise ValueError(f"{len(priors)} priors for {len(self.actions)} actions")
+        order = sorted(range(len(self.actions)), key=lambda i: -priors[i])  # stable: ties keep the order
+        self.actions = [self.actions[i] for i in order]
+        self.children = [ChanceNode(self.actions[i], self.is_opponent, prior=priors[j])
+                         for i, j in enumerate(order)]
+
     def visit(self, value: float) -> None:
         self.visits += 1
         self.total_value += value
+        self.total_square += value * value
 
     def __repr__(self) -> str:
         side = "min" if self.is_opponent else "max"
@@ -70,15 +84,17 @@ class ChanceNode:
     reference cycles and is freed the moment the search lets go of its root.
     """
 
-    __slots__ = ("action", "is_opponent", "bias", "outcomes", "visits", "total_value")
+    __slots__ = ("action", "is_opponent", "bias", "prior", "outcomes", "visits", "total_value", "total_square")
 
-    def __init__(self, action: Action, is_opponent: bool, bias: float = 0.0):
+    def __init__(self, action: Action, is_opponent: bool, bias: float = 0.0, prior: Optional[float] = None):
         self.action = action
         self.is_opponent = is_opponent
         self.bias = bias  # added to the tree policy's score for this child (a decaying prior; 0 without)
+        self.prior = prior  # the search's prior probability for this action (PUCT), None without priors
         self.outcomes: Dict[int, ActionNode] = {}
         self.visits = 0
         self.total_value = 0.0
+        self.total_square = 0.0  # the sum of squared values: with the sum, the spread of the values
 
     @property
     def value(self) -> float:
@@ -87,9 +103,19 @@ class ChanceNode:
     def visit(self, value: float) -> None:
         self.visits += 1
         self.total_value += value
+        self.total_square += value * value
 
     def __repr__(self) -> str:
         return f"ChanceNode({describe_action(self.action)}, visits={self.visits}, value={self.value:.3f})"
+
+
+def spread(node: "ActionNode | ChanceNode") -> float:
+    """The sample standard deviation of the values a node was visited with (0 below two visits)."""
+    if node.visits < 2:
+        return 0.0
+    mean = node.total_value / node.visits
+    variance = max(0.0, node.total_square / node.visits - mean * mean) * node.visits / (node.visits - 1)
+    return math.sqrt(variance)
 
 
 def describe_action(action: Action) -> str:

@@ -16,7 +16,7 @@ import botbowl
 import numpy as np
 from botbowl.core import Action, ActionType
 
-from mcts_bot.nodes import ActionNode, ChanceNode
+from mcts_bot.nodes import ActionNode, ChanceNode, spread as value_spread
 
 TreePolicy = Callable[[ActionNode], ChanceNode]
 FinalPolicy = Callable[[ActionNode], ChanceNode]
@@ -78,6 +78,39 @@ def normalized_ucb1(node: ActionNode, c: float = 0.5, min_span: float = 0.01) ->
     return best
 
 
+PUCT_EXPLORATION = 1.5
+FIRST_PLAY_REDUCTION = 0.2  # an untried child counts as the node's own value minus this (normalised)
+
+
+def puct(node: ActionNode, c: float = PUCT_EXPLORATION) -> ChanceNode:
+    """PUCT (AlphaZero's selection) on values normalised over the node's children.
+
+    score = q + c * prior * sqrt(N) / (1 + n), where q is the child's mean rescaled to [0, 1] by the
+    lowest and highest means among the tried children (at least 0.01 apart), from the side choosing
+    at the node; an untried child gets the node's own value so rescaled, minus
+    `FIRST_PLAY_REDUCTION`, so that tried children that did well are preferred to blind guesses
+    while a high prior still gets its turn. Needs children with priors (`ActionNode.expand_all`).
+    Ties go to the earlier child, which is the one with the higher prior.
+    """
+    if not node.children:
+        raise ValueError("puct needs a node whose children were created with their priors")
+    flip = node.is_opponent
+    means = [None if ch.visits == 0 else (1.0 - ch.value if flip else ch.value) for ch in node.children]
+    tried = [m for m in means if m is not None]
+    own = 1.0 - node.value if flip else node.value
+    low, high = (min(tried + [own]), max(tried + [own])) if tried else (own, own)
+    span = max(high - low, 0.01)
+    untried_q = max(0.0, (own - low) / span - FIRST_PLAY_REDUCTION)
+    sqrt_n = math.sqrt(max(node.visits, 1))
+    best, best_score = node.children[0], -math.inf
+    for child, mean in zip(node.children, means):
+        q = untried_q if mean is None else (mean - low) / span
+        score = q + c * (child.prior or 0.0) * sqrt_n / (1 + child.visits)
+        if score > best_score:
+            best, best_score = child, score
+    return best
+
+
 def most_visited(node: ActionNode) -> ChanceNode:
     """The most visited child; ties go to the higher mean value, then to the earlier expanded child.
 
@@ -86,6 +119,38 @@ def most_visited(node: ActionNode) -> ChanceNode:
     if not node.children:
         raise ValueError("most_visited needs a node with at least one child")
     return max(node.children, key=lambda child: (child.visits, child.value))
+
+
+def robust_child(node: ActionNode, z: float = 1.0, min_visits: int = 4, min_spread: float = 0.02) -> ChanceNode:
+    """The prior's first choice, unless the search found a better one beyond doubt.
+
+    With a small budget the visit counts mostly echo the priors, and the best mean is mostly the
+    luckiest: both are poor final choices. This keeps the highest-prior child (the first, after
+    `ActionNode.expand_all`) unless another child with at least `min_visits` visits has a lower
+    confidence bound above the first child's mean; then it plays the child with the best lower
+    bound. The bound is mean - z * s / sqrt(visits), with s the spread of all the node's values (at
+    least `min_spread`): a child's own spread says little after a few visits whose leaves happened
+    to agree. If the first child has fewer than `min_visits` visits (the search turned away from
+    it), the best lower bound among the children that have them wins. Without priors it is
+    `most_visited`. Meant for the root (our choice).
+    """
+    if not node.children:
+        raise ValueError("robust_child needs a node with at least one child")
+    if node.children[0].prior is None:
+        return most_visited(node)
+    spread = max(min_spread, value_spread(node))
+
+    def lower_bound(child: ChanceNode) -> float:
+        return child.value - z * spread / math.sqrt(child.visits)
+
+    first = node.children[0]
+    tried = [child for child in node.children if child.visits >= min_visits]
+    if not tried:
+        return most_visited(node)
+    best = max(tried, key=lower_bound)
+    if first.visits < min_visits or lower_bound(best) > first.value:
+        return best
+    return first
 
 
 def botbowl_order(game: botbowl.Game, actions: List[Action], rng: np.random.RandomState) -> List[Action]:

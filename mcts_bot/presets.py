@@ -4,26 +4,36 @@
 expansion in botbowl's order, the material heuristic, no rollouts (as in the seed's published code),
 most visited child. It stays unchanged as the baseline every improvement is measured against.
 
-`default` is what `MCTSBot()` and `botbowl.make_bot("mcts")` play: the progress heuristic,
-best-prior-first expansion with progressive widening, normalised UCB1, the subtree of the reached
-state kept for the next decision, and a search that stops once its choice cannot change.
+`default` is what `MCTSBot()` and `botbowl.make_bot("mcts")` play: it plans with Blood Bowl
+knowledge. PUCT over knowledge priors (the scripted policy's choice first, then block dice odds,
+path success and square values); each new leaf's player action finished by the scripted policy
+before the threat heuristic reads the board; a move and the end of that player's action as one
+decision; the subtree of the reached state kept for the next decision; a search that stops once
+its choice cannot change.
+
+`previous` is the default before that (commit 2fa6f01): progress heuristic, best-prior-first
+expansion with progressive widening, normalised UCB1. The other presets each take one idea out of
+the default, for the README's measurements of what each is worth.
 """
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Tuple, Union
+from functools import partial
+from typing import Callable, Dict, List, Optional, Tuple, Union
 
 import botbowl
+from botbowl.core import Action
 
-from functools import partial
-
-from mcts_bot.heuristics import material_heuristic, progress_heuristic
+from mcts_bot.heuristics import material_heuristic, progress_heuristic, threat_heuristic
 from mcts_bot.policies import (ActionOrder, FinalPolicy, RolloutPolicy, TreePolicy, botbowl_order, most_visited,
-                               normalized_ucb1, random_rollout_policy, shuffled_order, ucb1)
-from mcts_bot.priors import prior_order
+                               normalized_ucb1, puct, random_rollout_policy, robust_child, shuffled_order, ucb1)
+from mcts_bot.priors import knowledge_order, knowledge_priors, prior_order, progress_priors, uniform_priors
+from mcts_bot.scripted import scripted_action
 
 Heuristic = Callable[[botbowl.Game, botbowl.Team], float]
+PriorFn = Callable[[botbowl.Game, List[Action]], List[float]]
+ROLLOUT_HORIZONS = ("turn", "action")
 
 
 @dataclass(frozen=True)
@@ -37,10 +47,13 @@ class Preset:
     heuristic: Heuristic
     action_order: ActionOrder
     rollouts: bool
+    priors: Optional[PriorFn] = None  # with priors: every child at once, with its prior (for PUCT)
+    rollout_horizon: str = "turn"  # rollouts end with the turn, or with the acting player's action
+    end_moves: bool = False  # a non-carrier's MOVE ends its action at once (`actions.follow_up`)
     widening: Optional[Tuple[float, float]] = None  # (c, alpha): at most ceil(c * visits ** alpha) children
     reuse_tree: bool = False  # keep the subtree of the state reached, for the team's next decision
     stop_when_decided: bool = False  # stop once more iterations cannot change a most-visited choice
-    prior_bias: Optional[float] = None  # w: the tree policy adds w * prior / sqrt(turns played + 1) (seed 004)
+    prior_bias: Optional[float] = None  # w: UCB1 adds w * prior / sqrt(turns played + 1) (seed 004)
     max_rollout_steps: int = 1000  # a guard: a rollout normally ends with the turn long before this
 
 
@@ -57,6 +70,21 @@ VANILLA = Preset(
 DEFAULT = dataclasses.replace(
     VANILLA,
     name="default",
+    tree_policy=puct,
+    final_policy=robust_child,
+    priors=knowledge_priors,
+    heuristic=threat_heuristic,
+    rollouts=True,
+    rollout_policy=scripted_action,
+    rollout_horizon="action",
+    end_moves=True,
+    reuse_tree=True,
+    stop_when_decided=True,
+)
+
+PREVIOUS = dataclasses.replace(
+    VANILLA,
+    name="previous",
     tree_policy=partial(normalized_ucb1, c=0.5),
     heuristic=progress_heuristic,
     action_order=prior_order,
@@ -65,23 +93,26 @@ DEFAULT = dataclasses.replace(
     stop_when_decided=True,
 )
 
-# Each idea of the default taken out on its own, the seed's away fix (random expansion order) added
-# to vanilla on its own, and seed 004's decaying heuristic bias added to the default: the presets
-# behind the README's measurements of what each idea is worth.
+# Each idea of the default taken out on its own (or one added); the seed's away fix (random
+# expansion order) added to vanilla on its own: the presets behind the README's ablation rows.
 ABLATIONS = (
-    dataclasses.replace(DEFAULT, name="default-seed-heuristic", heuristic=material_heuristic),
-    dataclasses.replace(DEFAULT, name="default-no-prior", action_order=shuffled_order),
-    dataclasses.replace(DEFAULT, name="default-no-widening", widening=None),
+    dataclasses.replace(DEFAULT, name="default-progress-heuristic", heuristic=progress_heuristic),
+    dataclasses.replace(DEFAULT, name="default-previous-priors", priors=progress_priors),
+    dataclasses.replace(DEFAULT, name="default-uniform-priors", priors=uniform_priors),
+    dataclasses.replace(DEFAULT, name="default-ucb1-widening", tree_policy=partial(normalized_ucb1, c=0.5),
+                        priors=None, action_order=knowledge_order, widening=(1.0, 0.5)),
+    dataclasses.replace(DEFAULT, name="default-no-completion", rollouts=False),
+    dataclasses.replace(DEFAULT, name="default-turn-playouts", rollout_horizon="turn"),
+    dataclasses.replace(DEFAULT, name="default-no-end-moves", end_moves=False),
     dataclasses.replace(DEFAULT, name="default-no-reuse", reuse_tree=False),
-    dataclasses.replace(DEFAULT, name="default-seed-ucb1", tree_policy=ucb1),
+    dataclasses.replace(DEFAULT, name="default-most-visited", final_policy=most_visited),
     dataclasses.replace(VANILLA, name="vanilla-shuffled", action_order=shuffled_order),
-    dataclasses.replace(DEFAULT, name="default-plus-decaying-bias", prior_bias=0.25),
 )
 
-PRESETS: Dict[str, Preset] = {preset.name: preset for preset in (VANILLA, DEFAULT) + ABLATIONS}
+PRESETS: Dict[str, Preset] = {preset.name: preset for preset in (VANILLA, DEFAULT, PREVIOUS) + ABLATIONS}
 
 PLUGIN_NAMES = tuple(field.name for field in dataclasses.fields(Preset) if field.name != "name")
-CALLABLE_PARTS = ("tree_policy", "final_policy", "rollout_policy", "heuristic", "action_order")
+CALLABLE_PARTS = ("tree_policy", "final_policy", "rollout_policy", "heuristic", "action_order", "priors")
 
 
 def get_preset(preset: Union[str, Preset]) -> Preset:
@@ -103,6 +134,9 @@ def configure(preset: Union[str, Preset] = "default", **overrides) -> Preset:
     for key, value in changes.items():
         if key in CALLABLE_PARTS and not callable(value):
             raise TypeError(f"{key} must be a callable, got {value!r}")
+    if "rollout_horizon" in changes and changes["rollout_horizon"] not in ROLLOUT_HORIZONS:
+        raise ValueError(f"rollout_horizon must be one of {', '.join(ROLLOUT_HORIZONS)}, "
+                         f"got {changes['rollout_horizon']!r}")
     if "max_rollout_steps" in changes and changes["max_rollout_steps"] < 1:
         raise ValueError(f"max_rollout_steps must be at least 1, got {changes['max_rollout_steps']}")
     if "prior_bias" in changes and not changes["prior_bias"] >= 0:

@@ -10,11 +10,15 @@ Priors are from the acting team's point of view (opponent nodes get good moves f
 """
 from __future__ import annotations
 
+import math
 from typing import Dict, List, Optional, Tuple
 
 import botbowl
 import numpy as np
 from botbowl.core import Action, ActionType
+from botbowl.core.procedure import Block
+
+from mcts_bot.scripted import SELECT_DIE, Board, block_value, die_value, scripted_action, square_value
 
 FAILURE = 1.0  # a failed move or block costs the turn, and maybe the ball
 TOUCHDOWN = 2.0
@@ -131,4 +135,161 @@ def prior_order(game: botbowl.Game, actions: List[Action], rng: np.random.Random
     shuffled = [actions[i] for i in rng.permutation(len(actions))]
     priors = action_priors(game, shuffled)
     order = sorted(range(len(shuffled)), key=lambda i: -priors[i])  # stable: ties keep the shuffle
+    return [shuffled[i] for i in order]
+
+
+# --------------------------------------------------------------------------------------------------
+# Knowledge priors (the default): a probability per action, for PUCT. The scripted policy's choice
+# gets a bonus on top of what the state says about each action: block dice odds from botbowl, the
+# chance a path succeeds, how useful the square it ends on is, and a coach's order (blocks before
+# moves, the carrier last, no fouls).
+
+SCRIPTED_BONUS = 2.5  # logits added to the scripted policy's own choice
+PATH_FAILURE = 3.0  # logits lost per unit of failure probability of a move's path
+START_LOGITS = {
+    ActionType.START_MOVE: 0.0,
+    ActionType.START_BLOCK: 0.0,  # replaced by the best block's odds
+    ActionType.START_BLITZ: 0.2,
+    ActionType.START_HANDOFF: -0.5,
+    ActionType.START_PASS: -0.8,
+    ActionType.START_FOUL: -1.5,
+    ActionType.END_TURN: -1.0,
+}
+
+
+def _best_block(board, attacker) -> Optional[float]:
+    game = board.game
+    best = None
+    for defender in game.get_adjacent_players(attacker.position, team=board.opp, down=False):
+        value = block_value(board, attacker, defender, *game.get_block_probs(attacker, defender))
+        best = value if best is None else max(best, value)
+    return best
+
+
+def _start_logit(board, action: Action) -> float:
+    logit = START_LOGITS.get(action.action_type, 0.0)
+    player = action.player
+    if player is None or player.position is None:
+        return logit
+    game = board.game
+    if action.action_type == ActionType.START_BLOCK:
+        best = _best_block(board, player)
+        return logit + (2.0 * best if best is not None else -1.0)
+    if player is board.our_carrier:
+        logit -= 0.5  # the carrier moves last, once blocks and the cage are done
+    elif game.num_tackle_zones_in(player) > 0:
+        logit -= 0.5  # leaving a tackle zone takes a dodge
+    if action.action_type == ActionType.START_BLITZ and board.their_carrier is not None and \
+            player.position.distance(board.their_carrier.position) <= player.get_ma() + 3:
+        logit += 1.0
+    return logit
+
+
+def _target_logit(board, player, action: Action, path) -> float:
+    game = board.game
+    target = action.position
+    prob = path.prob if path is not None else 1.0
+    logit = -PATH_FAILURE * (1.0 - prob)
+    if action.action_type in (ActionType.BLOCK, ActionType.STAB):
+        defender = game.get_player_at(target)
+        if defender is None:
+            return logit
+        origin = path.steps[-2] if path is not None and len(path.steps) > 1 else player.position
+        probs = game.get_blitz_probs(player, origin, defender) if origin != player.position \
+            else game.get_block_probs(player, defender)
+        return logit + 2.0 * block_value(board, player, defender, *probs)
+    if action.action_type == ActionType.MOVE:
+        if player is board.our_carrier:
+            gain = board.to_endzone(player.position) - board.to_endzone(target)
+            logit += gain / max(1, player.get_ma()) + (2.0 if board.to_endzone(target) == 0 else 0.0)
+            return logit - 0.5 * game.num_tackle_zones_at(player, target)
+        if board.ball is not None and target == board.ball:
+            return logit + 1.5
+        here = square_value(board, player, player.position) if player.state.up else -0.5
+        return logit + 2.0 * (square_value(board, player, target) - here)
+    return logit
+
+
+def knowledge_priors(game: botbowl.Game, actions: List[Action]) -> List[float]:
+    """A probability for each action (summing to 1): what a coach would try first.
+
+    The scripted policy's own choice gets `SCRIPTED_BONUS` logits; the rest come from the state:
+    block dice odds and fumble chances (`Game.get_block_probs`), the success chance of a move's
+    path, the value of the square it ends on (cage, mark, screen), and an order of play (blocks
+    and safe moves before the carrier's, no fouls, END_TURN last).
+    """
+    if not actions:
+        return []
+    team = game.active_team
+    start_types = {t for t in START_LOGITS if t != ActionType.END_TURN}
+    board = Board(game, team, start_types) if team is not None else None
+    player = game.state.active_player
+    paths = {}
+    for choice in game.state.available_actions:
+        for i, position in enumerate(choice.positions):
+            if position is not None and choice.paths and i < len(choice.paths):
+                paths[(choice.action_type, position.x, position.y)] = choice.paths[i]
+    proc = game.get_procedure()
+    logits = []
+    for action in actions:
+        if board is None:
+            logit = 0.0
+        elif action.action_type in START_LOGITS:
+            logit = _start_logit(board, action)
+        elif action.position is not None and player is not None and player.position is not None:
+            path = paths.get((action.action_type, action.position.x, action.position.y))
+            logit = _target_logit(board, player, action, path)
+        elif action.action_type == ActionType.END_PLAYER_TURN and player is not None:
+            logit = 0.0 if player.state.moves > 0 or player.state.has_blocked else -0.5
+        elif isinstance(proc, Block) and action.action_type in SELECT_DIE:
+            sign = 1.0 if proc.attacker.team == team else -1.0
+            logit = 0.8 * sign * die_value(proc, SELECT_DIE[action.action_type], game.get_ball_carrier())
+        else:
+            logit = 0.0
+        logits.append(logit)
+    try:
+        chosen = scripted_action(game)
+    except Exception:  # noqa: BLE001 - priors stay usable without the script's opinion
+        chosen = None
+    if chosen is not None:
+        for i, action in enumerate(actions):
+            if same_action(action, chosen):
+                logits[i] += SCRIPTED_BONUS
+                break
+    top = max(logits)
+    weights = [math.exp(logit - top) for logit in logits]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def same_action(a: Action, b: Action) -> bool:
+    """Equal type, player (by id) and square (by coordinates)."""
+    if a.action_type != b.action_type:
+        return False
+    if (a.player is None) != (b.player is None) or (a.player is not None and a.player.player_id != b.player.player_id):
+        return False
+    if (a.position is None) != (b.position is None):
+        return False
+    return a.position is None or (a.position.x == b.position.x and a.position.y == b.position.y)
+
+
+def uniform_priors(game: botbowl.Game, actions: List[Action]) -> List[float]:
+    """Every action equally likely: PUCT without knowledge (an ablation)."""
+    return [1.0 / len(actions)] * len(actions) if actions else []
+
+
+def progress_priors(game: botbowl.Game, actions: List[Action]) -> List[float]:
+    """The previous default's cheap priors (`action_priors`) as probabilities (an ablation)."""
+    scores = action_priors(game, actions)
+    top = max(scores, default=0.0)
+    weights = [math.exp(3.0 * (score - top)) for score in scores]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def knowledge_order(game: botbowl.Game, actions: List[Action], rng: np.random.RandomState) -> List[Action]:
+    """Highest knowledge prior first, for expansion-order presets; ties in random order."""
+    shuffled = [actions[i] for i in rng.permutation(len(actions))]
+    priors = knowledge_priors(game, shuffled)
+    order = sorted(range(len(shuffled)), key=lambda i: -priors[i])
     return [shuffled[i] for i in order]

@@ -1,7 +1,8 @@
 """The search tree as XML: a view of why the bot chose its move.
 
-`<ActionNode p="max|min" visits score actions>` holds one `<ChanceNode>` per action tried, and each
-`<ChanceNode p visits score action player position>` holds one `<ActionNode>` per outcome seen.
+`<ActionNode p="max|min" visits score actions>` holds one `<ChanceNode>` per action tried (with
+priors: per action, tried or not), and each `<ChanceNode p visits score prior action player
+position>` holds one `<ActionNode>` per outcome seen; `prior` is there when the search used priors.
 Children come best first: most visited, then best for the side choosing at that node. `score` is the
 mean value from the searching team's point of view, so `p="min"` nodes prefer low scores.
 """
@@ -38,6 +39,8 @@ def _chance_node(node: ChanceNode, depth: int, max_depth: Optional[int]) -> ET.E
     action = node.action
     element = ET.Element("ChanceNode", p=_side(node.is_opponent), visits=str(node.visits),
                          score=f"{node.value:.6f}", action=action.action_type.name)
+    if node.prior is not None:
+        element.set("prior", f"{node.prior:.6f}")
     if action.player is not None:
         element.set("player", f"#{action.player.nr} {action.player.role.name}")
         element.set("player_id", str(action.player.player_id))

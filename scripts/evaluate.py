@@ -10,12 +10,13 @@ import os
 import sys
 from pathlib import Path
 
+import mcts_bot
 from mcts_bot.harness import cli, evaluation
 from mcts_bot.harness.games import BOARD_SIZES
 from mcts_bot.harness.matches import check_opponent
 from mcts_bot.mcts import Budget
 
-ROLLOUTS = {"on": (True,), "off": (False,), "both": (True, False)}
+ROLLOUTS = {"on": (True,), "off": (False,), "both": (True, False), "preset": None}
 
 
 def main() -> None:
@@ -23,11 +24,13 @@ def main() -> None:
     parser.add_argument("--boards", type=cli.board_size, nargs="+", default=list(BOARD_SIZES),
                         help="board sizes among 1 3 5 7 11 (default: all)")
     parser.add_argument("--games", type=cli.positive_int, default=10, help="games per side and setting (default 10)")
-    parser.add_argument("--rollouts", choices=sorted(ROLLOUTS), default="both", help="(default both)")
+    parser.add_argument("--rollouts", choices=sorted(ROLLOUTS), default="preset",
+                        help="rollouts on, off, both (a row each, as in the seed's table) or as the preset has them "
+                             "(default preset)")
     cli.add_preset_argument(parser)
     parser.add_argument("--opponent", default="random",
-                        help="random (default), any bot registered with botbowl, or mcts / mcts-<preset> "
-                             "for another MCTS configuration with the same budget")
+                        help="random (default), scripted (the rule-based sparring partner), any bot registered "
+                             "with botbowl, or mcts / mcts-<preset> for another MCTS configuration with the same budget")
     parser.add_argument("--team", default="human", help="team file for both sides (default human)")
     parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="base seed (default 0)")
     parser.add_argument("--competition", action="store_true", help="play under botbowl's competition clocks")
@@ -47,7 +50,8 @@ def main() -> None:
     try:
         check_opponent(args.opponent)
         settings = evaluation.Settings(boards=tuple(args.boards), games_per_side=args.games,
-                                       rollouts=ROLLOUTS[args.rollouts], preset=args.preset, opponent=args.opponent,
+                                       rollouts=ROLLOUTS[args.rollouts] or (mcts_bot.get_preset(args.preset).rollouts,),
+                                       preset=args.preset, opponent=args.opponent,
                                        seconds=budget.seconds, iterations=budget.iterations, team=args.team,
                                        base_seed=args.seed, competition=args.competition)
     except ValueError as exc:

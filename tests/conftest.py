@@ -73,3 +73,61 @@ def node_with(stats, opponent=False):
         node.actions.append(child.action)
     node.visits = sum(v for v, _ in stats)
     return node
+
+
+def arranged_position(board_size: int, side: str, ours, theirs, ball=None, carrier=None, seed: int = 0):
+    """A turn of the `side` team ("home" or "away") with only the listed players on the pitch.
+
+    `ours` and `theirs` map a player's index in its team to a square given as (ahead, y): `ahead`
+    counts squares from the acting team's target endzone (0 is in it), so the same arrangement
+    serves home and away. `ball` is an (ahead, y) square for a loose ball; `carrier` the index of
+    our player who holds it instead.
+    """
+    for offset in range(50):
+        game = turn_position(board_size, seed=seed + offset)
+        if game.active_team is (game.state.home_team if side == "home" else game.state.away_team):
+            break
+    else:
+        pytest.fail(f"no {side} turn came up")
+    team = game.active_team
+    opp = game.get_opp_team(team)
+    endzone = game.get_opp_endzone_x(team)
+    step = 1 if endzone == 1 else -1
+
+    def square(ahead, y):
+        return game.get_square(endzone + step * ahead, y)
+
+    game.clear_board()
+    for roster, where in ((team, ours), (opp, theirs)):
+        for index, (ahead, y) in where.items():
+            player = roster.players[index]
+            assert player in game.get_reserves(roster), "an arranged player must be fit to play"
+            game.reserves_to_pitch(player, square(ahead, y))
+            player.state.up, player.state.used, player.state.stunned = True, False, False
+            player.state.moves = 0
+    ball_piece = game.get_ball()
+    if carrier is not None:
+        ball_piece.move_to(team.players[carrier].position)
+        ball_piece.is_carried, ball_piece.on_ground = True, True
+    elif ball is not None:
+        ball_piece.move_to(square(*ball))
+        ball_piece.is_carried, ball_piece.on_ground = False, True
+    game.set_available_actions()
+    return game
+
+
+def play_out_turn(game: botbowl.Game, bot: botbowl.Agent, max_decisions: int = 200):
+    """Let `bot` play the acting team's turn to its end on `game`; returns the actions it chose."""
+    team = game.active_team
+    bot.new_game(game, team)
+    turn = team.state.turn
+    chosen = []
+    for _ in range(max_decisions):
+        if game.state.game_over or game.state.current_team is not team or team.state.turn != turn \
+                or game.active_team is not team:
+            return chosen
+        action = bot.act(game)
+        assert actions.is_available(game, action), f"illegal {action}"
+        chosen.append(action)
+        actions.advance(game, action)
+    pytest.fail("the turn did not end")

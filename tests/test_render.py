@@ -18,7 +18,7 @@ def count_visits(element):
 
 
 def test_xml_parses_and_agrees_with_the_tree():
-    root = mcts_bot.search(turn_position(3, seed=6), iterations=250, seed=0)
+    root = mcts_bot.search(turn_position(3, seed=6), iterations=250, seed=0, stop_when_decided=False)
     element = ET.fromstring(to_xml(root))
     assert element.tag == "ActionNode" and element.get("p") == "max"
     assert int(element.get("visits")) == root.visits == 250
@@ -31,6 +31,11 @@ def test_xml_parses_and_agrees_with_the_tree():
     for chance in element.iter("ChanceNode"):
         assert ActionType[chance.get("action")]
         assert int(chance.get("visits")) == sum(int(o.get("visits")) for o in chance)
+    # the default searches with priors: every expanded node's children carry them, summing to one
+    expanded = [e for e in element.iter("ActionNode") if len(e)]
+    assert expanded
+    for node in expanded:
+        assert abs(sum(float(c.get("prior")) for c in node) - 1.0) < 1e-4
 
 
 def test_children_best_first():

@@ -130,6 +130,6 @@ def test_series_does_not_leak_between_games():
         game = make_game(1, bot, RandomBot("random", seed=seed), seed=seed)
         game.init()
         assert game.state.game_over
-        assert bot.last_root is None and bot._last_formation is None
+        assert bot.last_root is None and bot._last_action is None
     totals = bot.totals
     assert 0 < totals.decisions < 400  # counts one game, not both

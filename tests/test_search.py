@@ -140,9 +140,9 @@ def test_stats_report_the_search():
 
 
 def test_widening_limits_the_children():
-    preset = mcts_bot.get_preset("default")
+    preset = mcts_bot.get_preset("previous")
     c, alpha = preset.widening
-    root = mcts_bot.search(turn_position(11, seed=1), iterations=200, seed=0)
+    root = mcts_bot.search(turn_position(11, seed=1), iterations=200, seed=0, preset=preset)
     for node in iter_action_nodes(root):
         if node.visits:
             assert len(node.children) <= math.ceil(c * node.visits ** alpha)
@@ -163,7 +163,7 @@ def test_search_stops_once_decided():
     # Budget far beyond what the choice needs: the default stops early, the same search without
     # early stopping runs it all, and both choose the same child.
     game = turn_position(3, seed=8)
-    preset = mcts_bot.get_preset("default")
+    preset = mcts_bot.configure("default", final_policy=mcts_bot.most_visited)
     early = mcts_bot.run_search(game, budget=Budget(iterations=3000), preset=preset, rng=np.random.RandomState(0))
     full = mcts_bot.run_search(game, budget=Budget(iterations=3000), rng=np.random.RandomState(0),
                                preset=mcts_bot.configure(preset, stop_when_decided=False))
@@ -175,12 +175,22 @@ def test_prior_bias_decays_as_the_game_goes_on():
     from mcts_bot.priors import action_priors
     early = turn_position(3, seed=2)
     weight = 0.5
-    root = mcts_bot.search(early, iterations=60, seed=0, prior_bias=weight)
+    root = mcts_bot.search(early, iterations=60, seed=0, preset="previous", prior_bias=weight)
     played = (early.state.half - 1) * early.config.rounds + early.active_team.state.turn
     priors = action_priors(early, root.actions)
     for child, prior in zip(root.children, priors):
         assert child.bias == pytest.approx(weight * prior / math.sqrt(played + 1))
     assert any(child.bias != 0 for child in root.children)
-    assert all(child.bias == 0 for child in mcts_bot.search(early, iterations=60, seed=0).children)
+    assert all(child.bias == 0 for child in mcts_bot.search(early, iterations=60, seed=0, preset="previous").children)
     with pytest.raises(ValueError, match="prior_bias must be 0 or more"):
         mcts_bot.configure("default", prior_bias=-1.0)
+
+
+def test_early_stop_only_for_a_most_visited_final_choice():
+    # The stop is sound only when the final choice is the most visited child: the default's
+    # robust final choice can still change its mind, so it runs its whole budget.
+    game = turn_position(3, seed=8)
+    result = mcts_bot.run_search(game, budget=Budget(iterations=600), preset=mcts_bot.get_preset("default"),
+                                 rng=np.random.RandomState(0))
+    assert mcts_bot.get_preset("default").stop_when_decided
+    assert result.stats.iterations == 600

@@ -17,6 +17,7 @@ from botbowl.core import Action
 
 from mcts_bot import actions as game_actions
 from mcts_bot.agent import MCTSBot
+from mcts_bot.scripted import ScriptedBot
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.presets import PRESETS
 from mcts_bot.mcts import Budget
@@ -118,6 +119,8 @@ def make_opponent(spec: GameSpec) -> botbowl.Agent:
                        seed=spec.seed + 1)
     if spec.opponent == "random":
         return RandomBot("random", seed=spec.seed + 1)
+    if spec.opponent == "scripted":
+        return ScriptedBot("scripted", seed=spec.seed + 1)
     return botbowl.make_bot(spec.opponent)
 
 
