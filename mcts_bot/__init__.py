@@ -9,6 +9,7 @@ import botbowl
 
 from mcts_bot.actions import legal_actions
 from mcts_bot.agent import MCTSBot
+from mcts_bot.decision_view import DecisionPages, decision_html
 from mcts_bot.hashing import game_state_hash
 from mcts_bot.heuristics import material_heuristic, progress_heuristic
 from mcts_bot.nodes import ActionNode, ChanceNode
@@ -20,8 +21,8 @@ from mcts_bot.render import to_xml
 from mcts_bot.mcts import Budget, SearchResult, SearchStats, run_search, search
 
 __all__ = [
-    "ActionNode", "Budget", "ChanceNode", "MCTSBot", "PRESETS", "Preset", "SearchResult", "SearchStats",
-    "botbowl_order", "configure", "game_state_hash", "get_preset", "legal_actions", "material_heuristic",
+    "ActionNode", "Budget", "ChanceNode", "DecisionPages", "MCTSBot", "PRESETS", "Preset", "SearchResult", "SearchStats",
+    "botbowl_order", "configure", "decision_html", "game_state_hash", "get_preset", "legal_actions", "material_heuristic",
     "most_visited", "normalized_ucb1", "prior_order", "progress_heuristic", "random_rollout_policy", "run_search",
     "search", "shuffled_order", "to_xml", "ucb1",
 ]
