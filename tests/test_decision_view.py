@@ -8,7 +8,7 @@ import pytest
 from botbowl.core import Action, ActionType
 
 import mcts_bot
-from conftest import advance_until, turn_position
+from conftest import longest_move, move_position, turn_position
 from mcts_bot import ActionNode, ChanceNode, DecisionPages, decision_html
 from mcts_bot.board_svg import action_path
 from mcts_bot.decision_view import decision_element
@@ -21,13 +21,6 @@ REMOTE = re.compile(r"https?://|\b(?:src|href)\s*=\s*[\"']?\s*//|@import|url\(\s
 
 def with_class(element, tag, name):
     return [e for e in element.iter(tag) if name in (e.get("class") or "").split()]
-
-
-def move_position(board_size=3, seed=4):
-    """A position where the active player may move, with botbowl's paths to each square."""
-    game = random_position(board_size, seed=seed, steps=0)
-    return advance_until(game, lambda g: g.state.active_player is not None and any(
-        c.action_type == ActionType.MOVE and c.paths for c in g.state.available_actions), np.random.RandomState(seed))
 
 
 def assert_self_contained(page):
@@ -62,10 +55,8 @@ def test_board_shows_every_square_player_and_the_ball(board_size):
 def test_chosen_move_is_drawn_as_its_path():
     game = move_position()
     root = mcts_bot.search(game, iterations=200, seed=0)
-    moves = [c for c in root.children if c.action.action_type == ActionType.MOVE
-             and len(action_path(game, c.action).steps) > 1]
-    assert moves, "the search tried no move of more than one square here"
-    chosen = max(moves, key=lambda c: len(action_path(game, c.action).steps))
+    chosen = longest_move(game, root)
+    assert len(action_path(game, chosen.action).steps) > 1, "the search tried no move of more than one square here"
     page = decision_element(game, root, action=chosen.action)
     overlay = page.find(".//g[@id='chosen']")
     assert overlay.get("class") == "action-overlay chosen" and overlay.get("data-action") == "MOVE"

@@ -21,6 +21,8 @@ def run(script, *args):
     ("inspect_tree", ["--preset", "turbo"], "unknown preset 'turbo'"),
     ("demo", ["--board", "two"], "unknown board size 'two'"),
     ("benchmark", ["--boards", "1", "9"], "unknown board size '9'"),
+    ("web", ["--iterations", "0"], "0 must be at least 1"),
+    ("screenshots", ["--board", "2"], "unknown board size '2'"),
 ])
 def test_bad_arguments(script, args, message):
     result = run(script, *args)
