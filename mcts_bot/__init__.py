@@ -21,10 +21,10 @@ from mcts_bot.render import to_xml
 from mcts_bot.mcts import Budget, SearchResult, SearchStats, run_search, search
 
 __all__ = [
-    "ActionNode", "Budget", "ChanceNode", "DecisionPages", "MCTSBot", "PRESETS", "Preset", "SearchResult", "SearchStats",
-    "botbowl_order", "configure", "decision_html", "game_state_hash", "get_preset", "legal_actions", "material_heuristic",
-    "most_visited", "normalized_ucb1", "prior_order", "progress_heuristic", "random_rollout_policy", "run_search",
-    "search", "shuffled_order", "to_xml", "ucb1",
+    "ActionNode", "Budget", "ChanceNode", "DecisionPages", "MCTSBot", "PRESETS", "Preset", "SearchResult",
+    "SearchStats", "botbowl_order", "configure", "decision_html", "game_state_hash", "get_preset", "legal_actions",
+    "material_heuristic", "most_visited", "normalized_ucb1", "prior_order", "progress_heuristic",
+    "random_rollout_policy", "run_search", "search", "shuffled_order", "to_xml", "ucb1",
 ]
 
 # Only the bots a user picks from a list: ablation presets stay reachable by preset name

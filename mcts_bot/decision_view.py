@@ -138,7 +138,7 @@ def _describe(game: botbowl.Game, action: Action) -> str:
 
 
 class _TreeWriter:
-    """Writes the tree as nested lists; numbers the nodes (`n1`, `n2`, ...) for links and tests."""
+    """Writes the tree as nested lists; each node gets an id (`n1`, `n2`, ...), so `page.html#n12` links to it."""
 
     def __init__(self, game: botbowl.Game, searching_team: botbowl.Team, chosen: Optional[ChanceNode],
                  max_depth: Optional[int]):
@@ -293,7 +293,9 @@ def decision_element(game: botbowl.Game, root: ActionNode, *, action: Optional[A
         action = most_visited(root).action
     chosen = next((c for c in root.children if action is not None and _same_action(c.action, action)), None)
     searching_team = game.active_team
-    if searching_team is not None and root.is_opponent:
+    if searching_team is None:
+        raise ValueError("nobody is to act in this game state: pass the game as it stood at the decision")
+    if root.is_opponent:
         searching_team = game.get_opp_team(searching_team)
     heading = title or (f"Decision: {_describe(game, action)}" if action is not None else "Decision")
 
@@ -400,7 +402,9 @@ class PageEntry:
 class DecisionPages:
     """An `MCTSBot(on_decision=...)` hook writing `decision-0001.html`, ... and an `index.html` into `folder`.
 
-    The index is rewritten after every page, so it is complete whenever the game stops.
+    One page per search: decisions with a single legal action are played without one. The index is
+    rewritten after every page, so it is complete whenever the game stops. Writing a page takes the
+    bot's own time (it happens before `act` returns): a tool for looking, not for timed play.
     """
 
     def __init__(self, folder: Union[str, Path], *, max_depth: Optional[int] = 2):
