@@ -15,7 +15,7 @@ setup(
     python_requires=">=3.9",
     install_requires=["botbowl", "numpy", "tqdm"],
     extras_require={
-        "test": ["pytest", "pytest-xdist", "ray", "matplotlib"],
+        "test": ["pytest", "pytest-xdist", "ray", "matplotlib", "selenium"],
         "plot": ["matplotlib"],
         "ray": ["ray"],
     },

@@ -18,7 +18,8 @@ def _side(is_opponent: bool) -> str:
     return "min" if is_opponent else "max"
 
 
-def _rank(child: ChanceNode) -> tuple:
+def best_first_key(child: ChanceNode) -> tuple:
+    """Sort key putting a node's children best first: most visited, then best for the side choosing."""
     preference = 1.0 - child.value if child.is_opponent else child.value
     return (-child.visits, -preference)
 
@@ -30,7 +31,7 @@ def _action_node(node: ActionNode, depth: int, max_depth: Optional[int]) -> ET.E
         element.set("terminal", "true")
     if max_depth is not None and depth >= max_depth:
         return element
-    for child in sorted(node.children, key=_rank):
+    for child in sorted(node.children, key=best_first_key):
         element.append(_chance_node(child, depth, max_depth))
     return element
 

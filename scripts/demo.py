@@ -1,6 +1,11 @@
 #!/usr/bin/env python3
-"""Demo: MCTS plays botbowl's random bot, then shows its search statistics and one decision's tree as XML."""
+"""Demo: MCTS plays botbowl's random bot, then shows its search statistics and one decision's tree as XML.
+
+With --pages FOLDER, every decision of the bot is also written as an HTML page (board, chosen action,
+tree) into FOLDER, with an index.html.
+"""
 import argparse
+from pathlib import Path
 
 import botbowl
 
@@ -18,6 +23,8 @@ def main() -> None:
     parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="seed of the game and the bot (default 0)")
     parser.add_argument("--max-depth", type=cli.non_negative_int, default=1,
                         help="decisions below the root shown in the XML tree (default 1)")
+    parser.add_argument("--pages", type=Path, metavar="FOLDER",
+                        help="write one HTML page per decision, and index.html, into FOLDER")
     cli.add_budget_arguments(parser, default=Budget(seconds=0.2))
     args = parser.parse_args()
     budget = cli.budget_from_args(args)
@@ -31,8 +38,15 @@ def main() -> None:
             shown.update(action=action, stats=result.stats, where=f"half {game.state.half}, turn {turn}",
                          xml=mcts_bot.to_xml(result.root, max_depth=args.max_depth))
 
+    pages = mcts_bot.DecisionPages(args.pages) if args.pages is not None else None
+
+    def on_decision(game, result, action):
+        keep_turn_tree(game, result, action)
+        if pages is not None:
+            pages(game, result, action)
+
     bot = mcts_bot.MCTSBot("mcts", seconds=budget.seconds, iterations=budget.iterations, preset=args.preset,
-                           seed=args.seed, on_decision=keep_turn_tree)
+                           seed=args.seed, on_decision=on_decision)
     opponent = botbowl.make_bot("random")
     home, away = (opponent, bot) if args.away else (bot, opponent)
     game = make_game(args.board, home, away, seed=args.seed)
@@ -53,6 +67,8 @@ def main() -> None:
         print(f"\nOne decision ({shown['where']}): {shown['stats']}")
         print(f"Chosen: {mcts_bot.nodes.describe_action(shown['action'])}\n")
         print(shown["xml"])
+    if pages is not None:
+        print(f"\n{len(pages.entries)} decision pages in {args.pages}: open {args.pages / 'index.html'}")
 
 
 if __name__ == "__main__":

@@ -2,8 +2,11 @@
 """Run one search on a reproducible position and print its tree as XML and the action it chooses.
 
 The position: a new game on the chosen board, advanced by --steps random actions drawn from --seed.
+With --html FILE, the decision is also written as a page to look at: the board with the chosen
+action drawn on it, and the tree (to --max-depth, default 3 there) as a collapsible list.
 """
 import argparse
+from pathlib import Path
 
 import numpy as np
 
@@ -24,7 +27,8 @@ def main() -> None:
     cli.add_preset_argument(parser)
     parser.add_argument("--rollouts", choices=["on", "off"], help="override the preset's rollouts")
     parser.add_argument("--max-depth", type=cli.non_negative_int, default=None,
-                        help="decisions below the root to print (default: all)")
+                        help="decisions below the root to print (default: all; in the --html page: 3)")
+    parser.add_argument("--html", type=Path, metavar="FILE", help="also write the decision as an HTML page to FILE")
     cli.add_budget_arguments(parser, default=Budget(iterations=200))
     args = parser.parse_args()
     budget = cli.budget_from_args(args)
@@ -39,10 +43,14 @@ def main() -> None:
     team = game.active_team
     print(f"\n{args.board}-player board, seed {args.seed}, after {args.steps} random steps: "
           f"{'home' if team == game.state.home_team else 'away'} to act, {result.stats}")
-    if result.root.children:
-        print(f"Chosen: {describe_action(preset.final_policy(result.root).action)}")
-    else:
-        print("Nothing to choose here (no action for the tree)")
+    chosen = preset.final_policy(result.root).action if result.root.children else None
+    print(f"Chosen: {describe_action(chosen)}" if chosen is not None
+          else "Nothing to choose here (no action for the tree)")
+    if args.html is not None:
+        max_depth = args.max_depth if args.max_depth is not None else mcts_bot.decision_view.DEFAULT_MAX_DEPTH
+        args.html.write_text(mcts_bot.decision_html(game, result.root, action=chosen, stats=result.stats,
+                                                    max_depth=max_depth), encoding="utf-8")
+        print(f"Wrote {args.html}")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,21 @@ def turn_position(board_size: int, seed: int) -> botbowl.Game:
     return advance_until(game, in_turn, np.random.RandomState(seed))
 
 
+def move_position(board_size: int = 3, seed: int = 4) -> botbowl.Game:
+    """A position where the active player may move, with botbowl's paths to each square."""
+    game = random_position(board_size, seed=seed, steps=0)
+    return advance_until(game, lambda g: g.state.active_player is not None and any(
+        c.action_type == ActionType.MOVE and c.paths for c in g.state.available_actions), np.random.RandomState(seed))
+
+
+def longest_move(game: botbowl.Game, root: ActionNode) -> ChanceNode:
+    """The root's child moving furthest (by botbowl's path), to see a path drawn whatever the search chose."""
+    from mcts_bot.board_svg import action_path
+    moves = [c for c in root.children if c.action.action_type == ActionType.MOVE]
+    assert moves, "the search tried no move here"
+    return max(moves, key=lambda c: len(action_path(game, c.action).steps))
+
+
 def setup_position(board_size: int, seed: int) -> botbowl.Game:
     """A position where a team sets up its formation."""
     game = random_position(board_size, seed=seed, steps=0)

@@ -21,6 +21,8 @@ def run(script, *args):
     ("inspect_tree", ["--preset", "turbo"], "unknown preset 'turbo'"),
     ("demo", ["--board", "two"], "unknown board size 'two'"),
     ("benchmark", ["--boards", "1", "9"], "unknown board size '9'"),
+    ("web", ["--iterations", "0"], "0 must be at least 1"),
+    ("screenshots", ["--board", "2"], "unknown board size '2'"),
 ])
 def test_bad_arguments(script, args, message):
     result = run(script, *args)
@@ -28,20 +30,27 @@ def test_bad_arguments(script, args, message):
     assert message in result.stderr
 
 
-def test_inspect_tree_prints_xml_and_the_choice():
+def test_inspect_tree_prints_xml_and_the_choice_and_writes_a_page(tmp_path):
+    page = tmp_path / "decision.html"
     result = run("inspect_tree", "--board", "3", "--seed", "2", "--steps", "50", "--iterations", "60",
-                 "--preset", "vanilla")
+                 "--preset", "vanilla", "--html", page)
     assert result.returncode == 0, result.stderr
     xml_text, _, summary = result.stdout.partition("\n\n")
     root = ET.fromstring(xml_text)
     assert root.tag == "ActionNode" and root.get("visits") == "60"
     assert "Chosen: " in summary and "60 iterations" in summary
+    chosen = summary.split("Chosen: ")[1].splitlines()[0]
+    html = page.read_text(encoding="utf-8")
+    assert f"<title>Decision: {chosen}" in html and 'id="board"' in html and "60 visits" in html
 
 
-def test_demo_runs():
-    result = run("demo", "--board", "1", "--iterations", "10")
+def test_demo_runs_and_writes_decision_pages(tmp_path):
+    result = run("demo", "--board", "1", "--iterations", "10", "--pages", tmp_path / "pages")
     assert result.returncode == 0, result.stderr
     assert "Score: home" in result.stdout and "<ActionNode" in result.stdout
+    pages = sorted((tmp_path / "pages").glob("decision-*.html"))
+    assert pages and f"{len(pages)} decision pages in" in result.stdout
+    assert (tmp_path / "pages" / "index.html").read_text(encoding="utf-8").count('href="decision-') == len(pages)
 
 
 def test_benchmark_runs():
