@@ -80,6 +80,21 @@ class Board:
         return abs(self.own_endzone_x - square.x)
 
 
+def block_odds(attacker, defender, dice: int, carrier) -> tuple:
+    """(attacker falls, defender falls, attacker fumbles, defender fumbles) for a block at `dice`
+    (negative: the defender chooses), as `Game.get_block_probs` works them out, without the crowd;
+    for a blitz from a square the attacker has not reached yet (no piece moves)."""
+    p_self = 1.0 / 6.0 if attacker.has_skill(Skill.BLOCK) else 2.0 / 6.0
+    p_opp = 2.0 / 6.0 - (1.0 / 6.0 if defender.has_skill(Skill.DODGE) and not attacker.has_skill(Skill.TACKLE) else 0.0)
+    if dice >= 2:
+        p_self -= (1.0 - p_self) * p_self
+        p_opp += (1.0 - p_opp) * p_opp
+    elif dice <= -2:
+        p_self += (1.0 - p_self) * p_self
+        p_opp -= (1.0 - p_opp) * p_opp
+    return (p_self, p_opp, p_self if attacker is carrier else 0.0, p_opp if defender is carrier else 0.0)
+
+
 def block_value(board: Board, attacker, defender, p_self: float, p_opp: float, fumble_self: float,
                  fumble_opp: float) -> float:
     value = p_opp - 1.5 * p_self + 2.0 * fumble_opp - 3.0 * fumble_self
@@ -147,24 +162,42 @@ def _rule_blocks(board: Board, players, safe: bool) -> Optional[Plan]:
     return best
 
 
-def _blitz_plans(board: Board, players, defenders) -> Iterable[Plan]:
+GFI_SUCCESS = 5.0 / 6.0
+
+
+def _blitz_plans(board: Board, players, defenders) -> Iterable[tuple]:
+    """(plan, chance to make the defender drop the ball) for each blitz of `players` on `defenders`.
+
+    Read off the players' ordinary paths (a path ending beside a defender, then the block from
+    there, which costs one more square: a go-for-it once the movement is spent), rather than from
+    a pathfinding run of its own per blitzer, which costs several times as much.
+    """
     game = board.game
     for blitzer in players:
         if blitzer is board.our_carrier or blitzer.position is None:
             continue
         reach = blitzer.num_moves_left() + 3
-        if not any(blitzer.position.distance(d.position) <= reach for d in defenders):
+        targets = [d for d in defenders if blitzer.position.distance(d.position) <= reach]
+        if not targets:
             continue
-        for path in board.paths(blitzer, blitz=True):
-            if not path.block_dice:
+        starts = [(blitzer.position, 1.0, 0)] + [(path.get_last_step(), path.prob, len(path.steps))
+                                                for path in board.paths(blitzer)]
+        best: Dict[str, tuple] = {}
+        for square, prob, length in starts:
+            if length + 1 > blitzer.num_moves_left() + 2:
                 continue
-            defender = game.get_player_at(path.get_last_step())
-            if defender is None or defender not in defenders:
-                continue
-            origin = path.steps[-2] if len(path.steps) > 1 else blitzer.position
-            p_self, p_opp, fumble_self, fumble_opp = game.get_blitz_probs(blitzer, origin, defender)
-            yield Plan(blitzer, ActionType.START_BLITZ, defender.position,
-                       path.prob * (1 - p_self) + path.prob * (p_opp + fumble_opp), "blitz"), path.prob * fumble_opp
+            if length + 1 > blitzer.num_moves_left():
+                prob *= GFI_SUCCESS
+            for defender in targets:
+                if square.distance(defender.position) != 1:
+                    continue
+                dice = game.num_block_dice_at(blitzer, defender, square, blitz=True)
+                p_self, p_opp, fumble_self, fumble_opp = block_odds(blitzer, defender, dice, board.carrier)
+                score = prob * (1 - p_self) + prob * (p_opp + fumble_opp)
+                if defender.player_id not in best or score > best[defender.player_id][0].score:
+                    best[defender.player_id] = (Plan(blitzer, ActionType.START_BLITZ, defender.position, score,
+                                                     "blitz"), prob * fumble_opp)
+        yield from best.values()
 
 
 def _rule_blitz_carrier(board: Board, players) -> Optional[Plan]:
