@@ -40,6 +40,20 @@ def setup_position(board_size: int, seed: int) -> botbowl.Game:
                                              for c in g.state.available_actions), np.random.RandomState(seed))
 
 
+def with_apothecaries(game: botbowl.Game, count: int = 1) -> botbowl.Game:
+    """Both rosters with `count` apothecaries, as botbowl builds a team from a roster that has them
+    (`Team.apothecaries`, copied into `TeamState.apothecaries`). Call it before anyone is hurt."""
+    for team in game.state.teams:
+        team.apothecaries = team.state.apothecaries = count
+    return game
+
+
+def action_key(action: Action) -> tuple:
+    """An action as plain data (type, player id, square), to compare actions across objects."""
+    return (action.action_type.name, action.player.player_id if action.player else "",
+            (action.position.x, action.position.y) if action.position else ())
+
+
 class LegalityChecker(botbowl.Agent):
     """Wraps a bot and checks every action it returns is among the available actions at that moment."""
 
