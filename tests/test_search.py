@@ -7,8 +7,9 @@ from botbowl.core import ActionType
 from botbowl.core.procedure import Setup
 
 import mcts_bot
-from conftest import node_with, setup_position, turn_position
+from conftest import advance_until, in_turn, node_with, setup_position, turn_position
 from mcts_bot import actions
+from mcts_bot.harness.games import random_position
 from mcts_bot.nodes import iter_action_nodes
 from mcts_bot.mcts import Budget, decided, private_copy
 
@@ -33,6 +34,28 @@ def test_real_game_with_forward_model_enabled_untouched():
     game.enable_forward_model()
     before = snapshot(game)
     mcts_bot.search(game, iterations=50, seed=0)
+    assert snapshot(game) == before
+
+
+def test_copy_of_a_forward_model_game_starts_a_fresh_log():
+    # A real game whose forward model is on, with a history: the copy neither carries that history
+    # nor lets its reports grow over step/revert cycles, and the real game does not change.
+    game = random_position(3, seed=4, steps=0)
+    game.enable_forward_model()
+    game = advance_until(game, in_turn, np.random.RandomState(4))
+    assert game.get_step() > 0
+    before = snapshot(game)
+    copy = private_copy(game, seed=0)
+    assert copy.get_step() == 0 and copy.trajectory is not game.trajectory
+    reports = len(copy.state.reports)
+    assert reports == len(game.state.reports)
+    root = copy.get_step()
+    end_turn = next(a for a in actions.legal_actions(copy) if a.action_type == ActionType.END_TURN)
+    for _ in range(20):
+        actions.step(copy, end_turn)
+        assert len(copy.state.reports) > reports
+        copy.revert(root)
+    assert len(copy.state.reports) == reports
     assert snapshot(game) == before
 
 
