@@ -1,17 +1,9 @@
 """The scripts run end to end on tiny budgets and reject bad arguments with a clear message."""
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
-
-
-def run(script, *args):
-    return subprocess.run([sys.executable, str(SCRIPTS / f"{script}.py"), *map(str, args)],
-                          capture_output=True, text=True, timeout=600)
+from conftest import run_script
 
 
 @pytest.mark.parametrize("script,args,message", [
@@ -23,13 +15,13 @@ def run(script, *args):
     ("benchmark", ["--boards", "1", "9"], "unknown board size '9'"),
 ])
 def test_bad_arguments(script, args, message):
-    result = run(script, *args)
+    result = run_script(script, *args)
     assert result.returncode == 2
     assert message in result.stderr
 
 
 def test_inspect_tree_prints_xml_and_the_choice():
-    result = run("inspect_tree", "--board", "3", "--seed", "2", "--steps", "50", "--iterations", "60",
+    result = run_script("inspect_tree", "--board", "3", "--seed", "2", "--steps", "50", "--iterations", "60",
                  "--preset", "vanilla")
     assert result.returncode == 0, result.stderr
     xml_text, _, summary = result.stdout.partition("\n\n")
@@ -39,12 +31,12 @@ def test_inspect_tree_prints_xml_and_the_choice():
 
 
 def test_demo_runs():
-    result = run("demo", "--board", "1", "--iterations", "10")
+    result = run_script("demo", "--board", "1", "--iterations", "10")
     assert result.returncode == 0, result.stderr
     assert "Score: home" in result.stdout and "<ActionNode" in result.stdout
 
 
 def test_benchmark_runs():
-    result = run("benchmark", "--boards", "1", "--iterations", "20")
+    result = run_script("benchmark", "--boards", "1", "--iterations", "20")
     assert result.returncode == 0, result.stderr
     assert "| 1 |" in result.stdout and "botbowl share" in result.stdout
