@@ -1,4 +1,5 @@
 """Competition readiness: time planning from the game's clocks, botbowl's harness, the socket server, soak."""
+import json
 import socket
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from botbowl.ai.competition.python_socket import PythonSocketClient
 import mcts_bot
 from conftest import SCRIPTS, run_script, turn_position
 from mcts_bot import timing
+from mcts_bot.harness import evaluation
 from mcts_bot.harness.games import make_game
 from mcts_bot.harness.matches import CheckedAgent
 
@@ -88,11 +90,20 @@ def test_served_over_botbowls_socket_interface():
 
 
 def test_soak_smoke(tmp_path):
-    result = run_script("soak", "--boards", "1", "--seeds", "1", "--iterations", "5", "--workers", "2", "--out", tmp_path)
+    args = ("--boards", "1", "--seeds", "1", "--iterations", "5", "--workers", "2", "--out", tmp_path)
+    result = run_script("soak", *args)
     assert result.returncode == 0, result.stderr
     lines = dict(line.rsplit(None, 1) for line in result.stdout.splitlines())
     assert int(lines["games"]) == int(lines["finished"]) == 8
     assert lines["crashed games"] == lines["illegal actions"] == lines["exceptions raised by the bot"] == "0"
+    # A rerun reads the games back: one time-out, or one search stopped by an error, fails the soak.
+    results = tmp_path / "random" / evaluation.RESULTS_FILE
+    played = [json.loads(line) for line in results.read_text().splitlines()]
+    for field in ("timeouts", "search_errors"):
+        results.write_text("".join(json.dumps(dict(r, **{field: int(i == 0)})) + "\n" for i, r in enumerate(played)))
+        rerun = run_script("soak", *args)
+        assert rerun.returncode == 1, (field, rerun.stdout)
+        assert int(dict(line.rsplit(None, 1) for line in rerun.stdout.splitlines())["games"]) == 8
 
 
 def test_bad_arguments_are_rejected():

@@ -1,5 +1,6 @@
 """Evaluation: table and interval arithmetic, resume, worker-count independence, fast failures, end to end."""
 import json
+import os
 
 import pytest
 
@@ -129,7 +130,9 @@ def test_tiny_evaluation_end_to_end(tmp_path):
 
 
 def test_ray_backend_gives_the_same_games(tmp_path):
-    import ray  # noqa: F401  (the test extra brings it; without it this test fails rather than skips)
+    if not os.environ.get("MCTS_BOT_REQUIRE_RAY"):  # CI sets it: there, a missing Ray fails the test
+        pytest.importorskip("ray", reason="Ray is not installed: the ray backend needs pip install 'mcts_bot[ray]' "
+                                          "(scripts/run.sh test installs it)")
     settings = evaluation.Settings(**TINY)
     local = evaluation.run(settings, tmp_path / "local", workers=1, progress=False)
     on_ray = evaluation.run(settings, tmp_path / "ray", workers=2, backend="ray", progress=False)
