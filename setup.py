@@ -13,9 +13,10 @@ setup(
     long_description_content_type="text/markdown",
     packages=find_packages(include=["mcts_bot", "mcts_bot.*"]),
     python_requires=">=3.9",
-    install_requires=["botbowl", "numpy", "tqdm"],
+    # The search reads botbowl's procedures and forward model, so a botbowl outside 1.1.x is untested.
+    install_requires=["botbowl~=1.1.0", "numpy", "tqdm"],
     extras_require={
-        "test": ["pytest", "pytest-xdist", "ray", "matplotlib", "selenium"],
+        "test": ["pytest", "pytest-xdist", "matplotlib", "selenium"],  # the Ray backend's test also needs the ray extra
         "plot": ["matplotlib"],
         "ray": ["ray"],
     },

@@ -114,6 +114,10 @@ def private_copy(game: botbowl.Game, seed: int) -> botbowl.Game:
     bots (and their trees) along. The search steps the copy with `actions.advance`, which never asks
     the agents; a placeholder asked anyway would raise. The ruleset, the arena and the (immutable)
     report objects are shared rather than copied: they are only read.
+
+    The copy's forward model starts with an empty log of its own. When the real game's forward
+    model is on too, its log (the game's whole history) is not copied, and the copy's report list
+    logs to the copy's log, so that reverting the copy removes the reports its steps added.
     """
     home, away = game.home_agent, game.away_agent
     memo = {
@@ -121,15 +125,25 @@ def private_copy(game: botbowl.Game, seed: int) -> botbowl.Game:
         id(away): Agent(away.name, human=away.human, agent_id=away.agent_id),
         id(game.ruleset): game.ruleset,
         id(game.arena): game.arena,
-        id(game.state.reports): list(game.state.reports),
     }
     if game.replay is not None:
         memo[id(game.replay)] = None
+    reports = game.state.reports
+    logged = game.trajectory.enabled
+    if logged:
+        # Every logged object of the state points at the game's trajectory; the copies point at a fresh one.
+        forward_model = botbowl.core.forward_model
+        trajectory = memo[id(game.trajectory)] = forward_model.Trajectory()
+        memo[id(reports)] = forward_model.ReversibleList.init_reversible_list(list(reports), trajectory)
+    else:
+        memo[id(reports)] = list(reports)  # enable_forward_model makes it a logged list
     clone = deepcopy(game, memo)
     clone.config.competition_mode = False  # no clocks in the search
     clone.config.debug_mode = False
     clone.set_seed(seed)  # the real game's dice stay unknown to the search
-    if not clone.trajectory.enabled:
+    if logged:
+        clone.trajectory.enabled = True
+    else:
         clone.enable_forward_model()
     return clone
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Soak test: many full games on every board size, both sides, several seeds, against random and
 against itself, with small budgets. Every action MCTS returns is checked against the game's
-available actions. Exits 1 if any game crashed, any action was illegal, or the bot raised.
+available actions. Exits 1 if any game crashed, any action was illegal, the bot raised, a clock ran
+out, or a search stopped on an error.
 
 Games are written to OUT/games.jsonl as they finish; rerunning the command resumes.
 """
@@ -60,8 +61,8 @@ def main() -> None:
     width = max(map(len, counts))
     for name, value in counts.items():
         print(f"{name:<{width}}  {value}")
-    failed = (counts["crashed games"] or counts["illegal actions"] or counts["illegal actions of MCTS opponents"]
-              or counts["exceptions raised by the bot"])
+    failed = any(counts[name] for name in ("crashed games", "illegal actions", "illegal actions of MCTS opponents",
+                                           "exceptions raised by the bot", "time-outs", "searches stopped by an error"))
     for record in records:
         if record["crash"]:
             print(f"\ncrash in {record['key']}:\n{record['crash']}", file=sys.stderr)

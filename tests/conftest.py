@@ -1,4 +1,8 @@
 """Shared test helpers. Tests are seeded and use iteration budgets wherever they check behaviour."""
+import subprocess
+import sys
+from pathlib import Path
+
 import botbowl
 import numpy as np
 import pytest
@@ -10,6 +14,8 @@ from mcts_bot import ActionNode, ChanceNode
 from mcts_bot import actions
 from mcts_bot.harness.games import random_position
 from mcts_bot.policies import random_rollout_policy
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
 
 def advance_until(game: botbowl.Game, predicate, rng: np.random.RandomState, max_steps: int = 2000) -> botbowl.Game:
@@ -55,27 +61,32 @@ def setup_position(board_size: int, seed: int) -> botbowl.Game:
                                              for c in g.state.available_actions), np.random.RandomState(seed))
 
 
-class LegalityChecker(botbowl.Agent):
-    """Wraps a bot and checks every action it returns is among the available actions at that moment."""
+def with_apothecaries(game: botbowl.Game, count: int = 1) -> botbowl.Game:
+    """Both rosters with `count` apothecaries, as botbowl builds a team from a roster that has them
+    (`Team.apothecaries`, copied into `TeamState.apothecaries`). Call it before anyone is hurt."""
+    for team in game.state.teams:
+        team.apothecaries = team.state.apothecaries = count
+    return game
 
-    def __init__(self, bot: botbowl.Agent):
-        super().__init__(bot.name)
-        self.bot = bot
-        self.decisions = 0
-        self.illegal = []
 
-    def new_game(self, game, team):
-        self.bot.new_game(game, team)
+def action_key(action: Action) -> tuple:
+    """An action as plain data (type, player id, square), to compare actions across objects."""
+    return (action.action_type.name, action.player.player_id if action.player else "",
+            (action.position.x, action.position.y) if action.position else ())
 
-    def end_game(self, game):
-        self.bot.end_game(game)
 
-    def act(self, game):
-        action = self.bot.act(game)
-        self.decisions += 1
-        if not actions.is_available(game, action):
-            self.illegal.append(action)
-        return action
+def run_script(script: str, *args, timeout: float = 900) -> subprocess.CompletedProcess:
+    """Run `scripts/<script>.py` with this interpreter; its output is captured as text."""
+    return subprocess.run([sys.executable, str(SCRIPTS / f"{script}.py"), *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def game_snapshot(game: botbowl.Game) -> tuple:
+    """What a search must leave as it found it: the forward-model step, the state, the reports, the
+    available actions, the dice generator and the procedure stack."""
+    return (game.get_step(), game.state.to_json(ignore_clocks=True), len(game.state.reports),
+            [c.to_json() for c in game.state.available_actions], str(game.rng.get_state()),
+            game.get_procedure_names())
 
 
 def node_with(stats, opponent=False):

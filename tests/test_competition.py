@@ -1,26 +1,19 @@
 """Competition readiness: time planning from the game's clocks, botbowl's harness, the socket server, soak."""
+import json
 import socket
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from botbowl.ai.bots.random_bot import RandomBot
 from botbowl.ai.competition.python_socket import PythonSocketClient
 
 import mcts_bot
-from conftest import turn_position
+from conftest import SCRIPTS, run_script, turn_position
 from mcts_bot import timing
+from mcts_bot.harness import evaluation
 from mcts_bot.harness.games import make_game
 from mcts_bot.harness.matches import CheckedAgent
-
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
-
-
-def run(script, *args, timeout=900):
-    return subprocess.run([sys.executable, str(SCRIPTS / f"{script}.py"), *map(str, args)],
-                          capture_output=True, text=True, timeout=timeout)
-
 
 def test_no_clock_no_limit():
     game = turn_position(3, seed=0)
@@ -39,7 +32,15 @@ def test_turn_clock_is_shared_over_the_turns_decisions():
     seconds = timing.time_for_decision(game, team)
     reserve = timing.RESERVE_SHARE * limit + timing.RESERVE_SECONDS
     assert seconds == pytest.approx((limit - reserve) / expected, abs=0.01)
-    assert seconds * expected < limit  # the whole turn fits in the clock
+    # Every decision takes its whole share (the clock is moved on by it): however many decisions the
+    # turn takes, even three times the estimate, the clock keeps the reserve for botbowl (less the
+    # little real time this loop takes).
+    clock = game.get_clock(team)
+    for _ in range(3 * expected):
+        share = timing.time_for_decision(game, team)
+        assert share > 0
+        clock.started_at -= share
+        assert clock.get_seconds_left() > reserve - 0.5
     # A secondary clock (a decision in the opponent's turn) gives a share of its own few seconds.
     game.add_secondary_clock(team)
     assert 0 < timing.time_for_decision(game, team) < game.config.time_limits.secondary
@@ -58,7 +59,7 @@ def test_a_tight_turn_clock_is_never_overrun():
 
 
 def test_botbowls_competition_harness():
-    result = run("competition", "--board", "1", "--games", "2", "--iterations", "10")
+    result = run_script("competition", "--board", "1", "--games", "2", "--iterations", "10")
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("time-outs 0, illegal actions 0") == 2
     assert "MCTS home" in result.stdout and "MCTS away" in result.stdout
@@ -89,17 +90,26 @@ def test_served_over_botbowls_socket_interface():
 
 
 def test_soak_smoke(tmp_path):
-    result = run("soak", "--boards", "1", "--seeds", "1", "--iterations", "5", "--workers", "2", "--out", tmp_path)
+    args = ("--boards", "1", "--seeds", "1", "--iterations", "5", "--workers", "2", "--out", tmp_path)
+    result = run_script("soak", *args)
     assert result.returncode == 0, result.stderr
     lines = dict(line.rsplit(None, 1) for line in result.stdout.splitlines())
     assert int(lines["games"]) == int(lines["finished"]) == 8
     assert lines["crashed games"] == lines["illegal actions"] == lines["exceptions raised by the bot"] == "0"
+    # A rerun reads the games back: one time-out, or one search stopped by an error, fails the soak.
+    results = tmp_path / "random" / evaluation.RESULTS_FILE
+    played = [json.loads(line) for line in results.read_text().splitlines()]
+    for field in ("timeouts", "search_errors"):
+        results.write_text("".join(json.dumps(dict(r, **{field: int(i == 0)})) + "\n" for i, r in enumerate(played)))
+        rerun = run_script("soak", *args)
+        assert rerun.returncode == 1, (field, rerun.stdout)
+        assert int(dict(line.rsplit(None, 1) for line in rerun.stdout.splitlines())["games"]) == 8
 
 
 def test_bad_arguments_are_rejected():
-    result = run("competition", "--games", "3")
+    result = run_script("competition", "--games", "3")
     assert result.returncode == 2 and "needs an even number" in result.stderr
-    result = run("serve", "--port", "70000")
+    result = run_script("serve", "--port", "70000")
     assert result.returncode == 2 and "not a port number" in result.stderr
-    result = run("soak", "--opponents", "nobody")
+    result = run_script("soak", "--opponents", "nobody")
     assert result.returncode == 2 and "unknown opponent 'nobody'" in result.stderr

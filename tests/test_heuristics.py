@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from botbowl.core import ActionType
 
-from conftest import advance_until, turn_position
+from conftest import action_key, advance_until, turn_position
 from mcts_bot import actions
 from mcts_bot.heuristics import game_result, material_heuristic, progress_heuristic
 from mcts_bot.mcts import private_copy
@@ -91,14 +91,9 @@ def test_priors_move_the_carrier_forward_first(board):
 def test_prior_order_breaks_ties_at_random():
     game = turn_position(3, seed=6)
     legal = actions.legal_actions(game)
-    orders = {tuple(actions_key(a) for a in prior_order(game, legal, np.random.RandomState(s))) for s in range(6)}
+    orders = {tuple(action_key(a) for a in prior_order(game, legal, np.random.RandomState(s))) for s in range(6)}
     assert len(orders) > 1
-    assert all(sorted(order) == sorted(actions_key(a) for a in legal) for order in orders)
-
-
-def actions_key(action):
-    return (action.action_type.name, action.player.player_id if action.player else "",
-            (action.position.x, action.position.y) if action.position else ())
+    assert all(sorted(order) == sorted(action_key(a) for a in legal) for order in orders)
 
 
 def seed_heuristic(game, team):

@@ -3,13 +3,15 @@ import gc
 import logging
 
 import botbowl
+import numpy as np
 import pytest
 from botbowl.ai.bots.random_bot import RandomBot
 
 import mcts_bot
-from conftest import LegalityChecker, turn_position
+from conftest import game_snapshot, turn_position
 from mcts_bot import mcts as search_module
 from mcts_bot.harness.games import make_game
+from mcts_bot.harness.matches import CheckedAgent
 from mcts_bot.heuristics import material_heuristic
 from mcts_bot.policies import random_rollout_policy
 
@@ -36,11 +38,11 @@ def every_nth_call_raises(function, n, message):
 
 
 def play_full_game(bot, board=1, seed=0):
-    checker = LegalityChecker(bot)
+    checker = CheckedAgent(bot)
     game = make_game(board, checker, RandomBot("random", seed=seed), seed=seed)
     game.init()
     assert game.state.game_over
-    assert checker.illegal == [] and checker.decisions > 5
+    assert checker.illegal == 0 and checker.decisions > 5
     return checker
 
 
@@ -82,10 +84,13 @@ def test_failing_copy_never_stops_the_game(monkeypatch):
 
 def test_mid_rollout_failure_leaves_the_real_game_alone():
     game = turn_position(3, seed=4)
-    before = game.state.to_json(ignore_clocks=True)
-    policy = every_nth_call_raises(random_rollout_policy, 3, "mid-rollout")
-    root = mcts_bot.search(game, iterations=100, seed=0, rollouts=True, rollout_policy=policy)
-    assert root.visits >= 0 and game.state.to_json(ignore_clocks=True) == before
+    before = game_snapshot(game)
+    # Fails after some rollouts have rolled dice, in the middle of one.
+    policy = every_nth_call_raises(random_rollout_policy, 40, "mid-rollout")
+    result = mcts_bot.run_search(game, budget=mcts_bot.Budget(iterations=100), rng=np.random.RandomState(0),
+                                 preset=mcts_bot.configure("default", rollouts=True, rollout_policy=policy))
+    assert "mid-rollout" in (result.stats.error or "")  # the failure did happen, inside a rollout
+    assert game_snapshot(game) == before
 
 
 def test_next_decision_starts_clean():
@@ -125,11 +130,12 @@ def test_previous_tree_is_released():
 
 
 def test_series_does_not_leak_between_games():
+    # One bot plays two games in a row: after each game its totals count that game's decisions only.
     bot = mcts_bot.MCTSBot(seconds=None, iterations=10, seed=7)
     for seed in range(2):
-        game = make_game(1, bot, RandomBot("random", seed=seed), seed=seed)
+        checker = CheckedAgent(bot)
+        game = make_game(1, checker, RandomBot("random", seed=seed), seed=seed)
         game.init()
         assert game.state.game_over
         assert bot.last_root is None and bot._last_action is None
-    totals = bot.totals
-    assert 0 < totals.decisions < 400  # counts one game, not both
+        assert bot.totals.decisions == checker.decisions > 0

@@ -1,17 +1,9 @@
 """The scripts run end to end on tiny budgets and reject bad arguments with a clear message."""
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
-
-
-def run(script, *args):
-    return subprocess.run([sys.executable, str(SCRIPTS / f"{script}.py"), *map(str, args)],
-                          capture_output=True, text=True, timeout=600)
+from conftest import run_script
 
 
 @pytest.mark.parametrize("script,args,message", [
@@ -25,14 +17,14 @@ def run(script, *args):
     ("screenshots", ["--board", "2"], "unknown board size '2'"),
 ])
 def test_bad_arguments(script, args, message):
-    result = run(script, *args)
+    result = run_script(script, *args)
     assert result.returncode == 2
     assert message in result.stderr
 
 
 def test_inspect_tree_prints_xml_and_the_choice_and_writes_a_page(tmp_path):
     page = tmp_path / "decision.html"
-    result = run("inspect_tree", "--board", "3", "--seed", "2", "--steps", "50", "--iterations", "60",
+    result = run_script("inspect_tree", "--board", "3", "--seed", "2", "--steps", "50", "--iterations", "60",
                  "--preset", "vanilla", "--html", page)
     assert result.returncode == 0, result.stderr
     xml_text, _, summary = result.stdout.partition("\n\n")
@@ -45,7 +37,7 @@ def test_inspect_tree_prints_xml_and_the_choice_and_writes_a_page(tmp_path):
 
 
 def test_demo_runs_and_writes_decision_pages(tmp_path):
-    result = run("demo", "--board", "1", "--iterations", "10", "--pages", tmp_path / "pages")
+    result = run_script("demo", "--board", "1", "--iterations", "10", "--pages", tmp_path / "pages")
     assert result.returncode == 0, result.stderr
     assert "Score: home" in result.stdout and "<ActionNode" in result.stdout
     pages = sorted((tmp_path / "pages").glob("decision-*.html"))
@@ -54,6 +46,6 @@ def test_demo_runs_and_writes_decision_pages(tmp_path):
 
 
 def test_benchmark_runs():
-    result = run("benchmark", "--boards", "1", "--iterations", "20")
+    result = run_script("benchmark", "--boards", "1", "--iterations", "20")
     assert result.returncode == 0, result.stderr
     assert "| 1 |" in result.stdout and "botbowl share" in result.stdout

@@ -7,60 +7,77 @@ from botbowl.core import ActionType
 from botbowl.core.procedure import Setup
 
 import mcts_bot
-from conftest import node_with, setup_position, turn_position
+from conftest import action_key, advance_until, game_snapshot, in_turn, node_with, setup_position, turn_position
 from mcts_bot import actions
+from mcts_bot.harness.games import random_position
 from mcts_bot.nodes import iter_action_nodes
 from mcts_bot.mcts import Budget, decided, private_copy
-
-
-def snapshot(game):
-    return (game.get_step(), game.state.to_json(ignore_clocks=True), len(game.state.reports),
-            [c.to_json() for c in game.state.available_actions], str(game.rng.get_state()),
-            game.get_procedure_names())
 
 
 @pytest.mark.parametrize("rollouts", [False, True])
 def test_real_game_untouched(rollouts):
     game = turn_position(3, seed=4)
-    before = snapshot(game)
+    before = game_snapshot(game)
     root = mcts_bot.search(game, iterations=150, seed=0, rollouts=rollouts, stop_when_decided=False)
     assert root.visits == 150
-    assert snapshot(game) == before
+    assert game_snapshot(game) == before
 
 
 def test_real_game_with_forward_model_enabled_untouched():
     game = turn_position(1, seed=4)
     game.enable_forward_model()
-    before = snapshot(game)
+    before = game_snapshot(game)
     mcts_bot.search(game, iterations=50, seed=0)
-    assert snapshot(game) == before
+    assert game_snapshot(game) == before
 
 
-def check_invariants(root, iterations):
+def test_copy_of_a_forward_model_game_starts_a_fresh_log():
+    # A real game whose forward model is on, with a history: the copy neither carries that history
+    # nor lets its reports grow over step/revert cycles, and the real game does not change.
+    game = random_position(3, seed=4, steps=0)
+    game.enable_forward_model()
+    game = advance_until(game, in_turn, np.random.RandomState(4))
+    assert game.get_step() > 0
+    before = game_snapshot(game)
+    copy = private_copy(game, seed=0)
+    assert copy.get_step() == 0 and copy.trajectory is not game.trajectory
+    reports = len(copy.state.reports)
+    assert reports == len(game.state.reports)
+    root = copy.get_step()
+    end_turn = next(a for a in actions.legal_actions(copy) if a.action_type == ActionType.END_TURN)
+    for _ in range(20):
+        actions.step(copy, end_turn)
+        assert len(copy.state.reports) > reports
+        copy.revert(root)
+    assert len(copy.state.reports) == reports
+    assert game_snapshot(game) == before
+
+
+def check_invariants(root, iterations, widening):
     assert 0 < root.visits <= iterations and root.visits == sum(c.visits for c in root.children)
     for node in iter_action_nodes(root):
         assert len(node.children) <= len(node.actions)
         assert 0.0 <= node.value <= 1.0
         for child in node.children:
             assert child.visits == sum(o.visits for o in child.outcomes.values())
-            assert child.is_opponent == node.is_opponent
             assert abs(child.total_value - sum(o.total_value for o in child.outcomes.values())) < 1e-9
-            for key, outcome in child.outcomes.items():
-                assert outcome.key == key
+            for outcome in child.outcomes.values():
                 # created with one visit, then each later visit went on into exactly one child
                 if outcome.children:
                     assert outcome.visits == 1 + sum(c.visits for c in outcome.children)
                 else:
                     assert outcome.visits >= 1
-        if node is not root and node.children and not node.is_fully_expanded():
-            # UCB1 only chooses among tried children once all are tried: expansion comes first
-            assert all(c.visits >= 1 for c in node.children)
+        if widening is None and not node.is_fully_expanded():
+            # Without widening the tree policy chooses among tried children only once every action
+            # is tried: until then each pass through the node tried a new action, once.
+            assert all(c.visits == 1 for c in node.children)
 
 
-@pytest.mark.parametrize("board,rollouts", [(1, False), (3, True), (11, False)])
-def test_tree_invariants(board, rollouts):
-    root = mcts_bot.search(turn_position(board, seed=7), iterations=300, seed=1, rollouts=rollouts)
-    check_invariants(root, 300)
+@pytest.mark.parametrize("board,preset,rollouts", [(1, "default", False), (3, "default", True), (5, "vanilla", True),
+                                                   (11, "vanilla", False)])
+def test_tree_invariants(board, preset, rollouts):
+    root = mcts_bot.search(turn_position(board, seed=7), iterations=300, seed=1, preset=preset, rollouts=rollouts)
+    check_invariants(root, 300, mcts_bot.get_preset(preset).widening)
 
 
 def test_root_expands_every_action_before_repeating():
@@ -160,28 +177,36 @@ def test_decided_when_the_leader_cannot_be_caught():
 
 
 def test_search_stops_once_decided():
-    # Budget far beyond what the choice needs: the default stops early, the same search without
-    # early stopping runs it all, and both choose the same child.
-    game = turn_position(3, seed=8)
-    preset = mcts_bot.configure("default", final_policy=mcts_bot.most_visited)
-    early = mcts_bot.run_search(game, budget=Budget(iterations=3000), preset=preset, rng=np.random.RandomState(0))
-    full = mcts_bot.run_search(game, budget=Budget(iterations=3000), rng=np.random.RandomState(0),
+    # Budget beyond what the choice needs: the previous default stops early, the same search without early
+    # stopping runs it all, and both choose the same action. In this position the most visited
+    # child changes hands after the first hundred iterations: a search that stopped too soon
+    # would choose another action.
+    game = turn_position(1, seed=0)
+    preset = mcts_bot.get_preset("previous")
+    early = mcts_bot.run_search(game, budget=Budget(iterations=800), preset=preset, rng=np.random.RandomState(0))
+    full = mcts_bot.run_search(game, budget=Budget(iterations=800), rng=np.random.RandomState(0),
                                preset=mcts_bot.configure(preset, stop_when_decided=False))
-    assert early.stats.iterations < 3000 == full.stats.iterations
-    assert mcts_bot.most_visited(early.root).action.action_type == mcts_bot.most_visited(full.root).action.action_type
+    assert early.stats.iterations < 800 == full.stats.iterations
+    assert action_key(mcts_bot.most_visited(early.root).action) == action_key(mcts_bot.most_visited(full.root).action)
 
 
 def test_prior_bias_decays_as_the_game_goes_on():
+    # At the start of three successive turns of one team: within a node every child's bias is one
+    # weight times its prior, and that weight shrinks from turn to turn.
     from mcts_bot.priors import action_priors
-    early = turn_position(3, seed=2)
-    weight = 0.5
-    root = mcts_bot.search(early, iterations=60, seed=0, preset="previous", prior_bias=weight)
-    played = (early.state.half - 1) * early.config.rounds + early.active_team.state.turn
-    priors = action_priors(early, root.actions)
-    for child, prior in zip(root.children, priors):
-        assert child.bias == pytest.approx(weight * prior / math.sqrt(played + 1))
-    assert any(child.bias != 0 for child in root.children)
-    assert all(child.bias == 0 for child in mcts_bot.search(early, iterations=60, seed=0, preset="previous").children)
+    game = turn_position(3, seed=2)
+    team, rng = game.active_team, np.random.RandomState(2)
+    weights = []
+    for _ in range(3):
+        root = mcts_bot.search(game, iterations=60, seed=0, preset="previous", prior_bias=0.5)
+        ratios = [child.bias / prior for child, prior in zip(root.children, action_priors(game, root.actions))
+                  if prior > 0]
+        assert ratios and max(ratios) - min(ratios) < 1e-9
+        weights.append(ratios[0])
+        turn = team.state.turn
+        advance_until(game, lambda g: in_turn(g) and g.active_team is team and team.state.turn > turn, rng)
+    assert weights[0] > weights[1] > weights[2] > 0
+    assert all(child.bias == 0 for child in mcts_bot.search(game, iterations=60, seed=0, preset="previous").children)
     with pytest.raises(ValueError, match="prior_bias must be 0 or more"):
         mcts_bot.configure("default", prior_bias=-1.0)
 
