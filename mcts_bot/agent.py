@@ -1,6 +1,8 @@
 """MCTSBot: the botbowl Agent that plays by Monte Carlo Tree Search."""
 from __future__ import annotations
 
+import dataclasses
+import math
 import time
 from dataclasses import dataclass
 from typing import Callable, Optional, Union
@@ -18,10 +20,12 @@ from mcts_bot.priors import same_action
 from mcts_bot.scripted import scripted_action
 from mcts_bot.presets import Heuristic, Preset, configure
 from mcts_bot.mcts import Budget, SearchResult, SearchStats, log_failure_once, run_search
+from mcts_bot.workers import SearchWorkers, merge
 
 DecisionHook = Callable[[botbowl.Game, SearchResult, Action], None]
 
 MIN_SEARCH_SECONDS = 0.05  # with less time than this, play a safe action instead of searching
+WORKER_SECONDS = 0.05  # under a clock, held back for sending the state to the workers and merging their results
 
 
 @dataclass
@@ -30,7 +34,7 @@ class GameTotals:
 
     decisions: int = 0
     searches: int = 0
-    iterations: int = 0
+    iterations: int = 0  # the agent's own searches and, with workers, theirs
     seconds: float = 0.0
     errors: int = 0  # searches stopped by an error, and decisions that fell back to a safe action after one
     safe_actions: int = 0  # decisions played without a search result (no time, or a failure)
@@ -51,17 +55,21 @@ class MCTSBot(botbowl.Agent):
         preset: "default" (the strongest measured settings) or "vanilla" (the seed's), or a Preset.
         rollouts, tree_policy, rollout_policy, heuristic, final_policy: replace that part of the preset.
         seed: seeds every random choice of the bot (searches and the dice they imagine).
+        workers: searches run at once for each decision, in separate processes, their root
+            statistics merged (`mcts_bot.workers`); each has the whole budget. 1: search in this
+            process only. Helper processes are started once per game and stopped at its end.
         on_decision: called after each search with (game, result, action), e.g. to log or keep trees.
 
-    `act()` never raises: whatever fails, it returns the best action found so far, or else a
-    safe legal one, and logs the failure once.
+    `act()` never raises: whatever fails, it returns the best action found so far, or else the
+    scripted policy's (which plays on rather than ending the turn), or else a safe legal one, and
+    logs the failure once.
     """
 
     def __init__(self, name: str = "mcts", *, seconds: Optional[float] = 1.0, iterations: Optional[int] = None,
                  preset: Union[str, Preset] = "default", rollouts: Optional[bool] = None,
                  tree_policy: Optional[TreePolicy] = None, rollout_policy: Optional[RolloutPolicy] = None,
                  heuristic: Optional[Heuristic] = None, final_policy: Optional[FinalPolicy] = None,
-                 seed: Optional[int] = None, on_decision: Optional[DecisionHook] = None):
+                 seed: Optional[int] = None, on_decision: Optional[DecisionHook] = None, workers: int = 1):
         super().__init__(name)
         if rollouts is not None and not isinstance(rollouts, bool):
             raise TypeError(f"rollouts must be True or False, got {rollouts!r}")
@@ -75,6 +83,7 @@ class MCTSBot(botbowl.Agent):
         self.seed = seed
         self.rng = np.random.RandomState(seed)
         self.on_decision = on_decision
+        self.workers = SearchWorkers(workers, self.preset, seed)
         self.last_root: Optional[ActionNode] = None  # the last search's tree, released when the next one starts
         self._played: Optional[ChanceNode] = None  # with reuse_tree: the tree's edge for the last action played
         self.last_stats: Optional[SearchStats] = None
@@ -88,11 +97,22 @@ class MCTSBot(botbowl.Agent):
         self.last_stats = None
         self.totals = GameTotals()
         self._last_action = None
+        self._start_workers()
 
     def end_game(self, game: botbowl.Game) -> None:
         self.last_root = None
         self._played = None
         self._last_action = None
+        self.workers.stop()
+
+    def _start_workers(self) -> None:
+        """Start the search workers, if any; a failure leaves this process searching alone."""
+        if self.workers.count < 2:
+            return
+        try:
+            self.workers.start()
+        except Exception as exc:  # noqa: BLE001 - e.g. inside a daemonic process, which may not have children
+            log_failure_once(exc, "the search workers could not start; searching in this process only")
 
     def act(self, game: botbowl.Game) -> Action:
         start = time.perf_counter()
@@ -101,10 +121,10 @@ class MCTSBot(botbowl.Agent):
         try:
             return self._in_game(game, self._decide(game, start))
         except Exception as exc:  # noqa: BLE001 - a bot that raises loses the rest of its series
-            log_failure_once(exc, "act() fell back to a safe action after an error")
+            log_failure_once(exc, "act() fell back to the scripted policy after an error")
             self.totals.errors += 1
         try:
-            return self._in_game(game, self._safe(game))
+            return self._in_game(game, self._fallback(game))
         except Exception as exc:  # noqa: BLE001
             log_failure_once(exc, "no safe action either; playing botbowl's first available action")
             choice = game.state.available_actions[0]
@@ -127,16 +147,24 @@ class MCTSBot(botbowl.Agent):
             return forced
         team = game.active_team
         clock_seconds = timing.time_for_decision(game, team)
+        if clock_seconds is not None and self.workers.count > 1:
+            clock_seconds -= WORKER_SECONDS
         deadline = None if clock_seconds is None else start + clock_seconds
         if deadline is not None and deadline - time.perf_counter() < MIN_SEARCH_SECONDS:
             return self._fallback(game)
+        if self.budget.seconds is not None:
+            deadline = min(deadline or math.inf, start + self.budget.seconds)
+        pending = self._submit(game, team, deadline)
         result = run_search(game, budget=self.budget, preset=self.preset, rng=self.rng, team=team, deadline=deadline,
                             root=reused)
+        reused_tree = result.root.visits > result.stats.iterations
+        if pending:
+            self._merge(result, pending, deadline)
         del reused
         self.last_root, self.last_stats = result.root, result.stats
         self.totals.searches += 1
-        self.totals.reused_trees += result.root.visits > result.stats.iterations
-        self.totals.iterations += result.stats.iterations
+        self.totals.reused_trees += reused_tree
+        self.totals.iterations += result.stats.iterations + result.stats.merged_iterations
         self.totals.seconds += result.stats.seconds
         self.totals.errors += result.stats.error is not None
         chosen = self._choose(result.root)
@@ -151,6 +179,28 @@ class MCTSBot(botbowl.Agent):
             except Exception as exc:  # noqa: BLE001
                 log_failure_once(exc, "the on_decision hook raised; the decision stands")
         return action
+
+    def _submit(self, game: botbowl.Game, team: botbowl.Team, deadline: Optional[float]) -> list:
+        """Hand the decision to the search workers (none with workers=1); a failure only costs their help."""
+        if self.workers.count < 2:
+            return []
+        try:
+            return self.workers.submit(game, team, self.budget, deadline)
+        except Exception as exc:  # noqa: BLE001
+            log_failure_once(exc, "the search workers could not be given the decision; searching alone")
+            return []
+
+    def _merge(self, result: SearchResult, pending: list, deadline: Optional[float]) -> None:
+        try:
+            statistics, iterations, errors = self.workers.collect(pending, deadline)
+            for error in errors:
+                log_failure_once(RuntimeError(error), "a search worker failed; the decision goes on without it")
+            self.totals.errors += bool(errors)
+            for root_statistics in statistics:
+                merge(result.root, root_statistics)
+            result.stats = dataclasses.replace(result.stats, merged_iterations=iterations)
+        except Exception as exc:  # noqa: BLE001
+            log_failure_once(exc, "merging the search workers' results failed; the agent's own search decides")
 
     def _reusable(self, game: botbowl.Game) -> Optional[ActionNode]:
         """The node of the last tree standing for the game's state now, if any (and lets go of the rest)."""

@@ -80,6 +80,7 @@ class SearchStats:
     depth_max: int
     depth_mean: float
     skipped: int = 0  # iterations dropped because a stored action no longer fitted the state
+    merged_iterations: int = 0  # iterations of the search workers' searches merged into the root (workers > 1)
     error: Optional[str] = None
 
     @property

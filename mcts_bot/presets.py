@@ -11,6 +11,9 @@ before the threat heuristic reads the board; a move and the end of that player's
 decision; the subtree of the reached state kept for the next decision; a search that stops once
 its choice cannot change.
 
+`learned` is the default with the learned value (`mcts_bot.value`, seed 001) in place of the threat
+heuristic at the leaves; it needs the shipped model for the board size.
+
 `previous` is the default before that (commit 2fa6f01): progress heuristic, best-prior-first
 expansion with progressive widening, normalised UCB1. The other presets each take one idea out of
 the default, for the README's measurements of what each is worth.
@@ -30,6 +33,7 @@ from mcts_bot.policies import (ActionOrder, FinalPolicy, RolloutPolicy, TreePoli
                                normalized_ucb1, puct, random_rollout_policy, robust_child, shuffled_order, ucb1)
 from mcts_bot.priors import knowledge_order, knowledge_priors, prior_order, progress_priors, uniform_priors
 from mcts_bot.scripted import scripted_action
+from mcts_bot.value import learned_value
 
 Heuristic = Callable[[botbowl.Game, botbowl.Team], float]
 PriorFn = Callable[[botbowl.Game, List[Action]], List[float]]
@@ -82,6 +86,8 @@ DEFAULT = dataclasses.replace(
     stop_when_decided=True,
 )
 
+LEARNED = dataclasses.replace(DEFAULT, name="learned", heuristic=learned_value)
+
 PREVIOUS = dataclasses.replace(
     VANILLA,
     name="previous",
@@ -109,7 +115,7 @@ ABLATIONS = (
     dataclasses.replace(VANILLA, name="vanilla-shuffled", action_order=shuffled_order),
 )
 
-PRESETS: Dict[str, Preset] = {preset.name: preset for preset in (VANILLA, DEFAULT, PREVIOUS) + ABLATIONS}
+PRESETS: Dict[str, Preset] = {preset.name: preset for preset in (VANILLA, DEFAULT, LEARNED, PREVIOUS) + ABLATIONS}
 
 PLUGIN_NAMES = tuple(field.name for field in dataclasses.fields(Preset) if field.name != "name")
 CALLABLE_PARTS = ("tree_policy", "final_policy", "rollout_policy", "heuristic", "action_order", "priors")

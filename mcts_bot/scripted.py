@@ -493,7 +493,8 @@ def _follow_up(game: botbowl.Game, proc: FollowUp, team: botbowl.Team) -> Action
 def _setup(game: botbowl.Game, proc: Setup, team: botbowl.Team) -> Action:
     choices = _choices(game)
     on_pitch = game.get_players_on_pitch(team)
-    if proc.reorganize or (on_pitch and game.is_setup_legal(team)):
+    # Legal with nobody to place (everyone is out): a formation would change nothing, forever.
+    if proc.reorganize or (game.is_setup_legal(team) and (on_pitch or not game.get_reserves(team))):
         return Action(ActionType.END_SETUP)
     receiving = game.get_receiving_team() == team
     preferences = ((ActionType.SETUP_FORMATION_WEDGE, ActionType.SETUP_FORMATION_LINE) if receiving else

@@ -4,6 +4,10 @@
 For every board it reports iterations per second and where the time goes: copying the game,
 botbowl's step/revert (the forward model) and the search's own bookkeeping (selection, hashing,
 node creation, evaluation, backup). With --profile it also prints the top functions by own time.
+
+With --workers 1 2 it compares instead the iterations per decision of `MCTSBot(workers=N)` at the
+same seconds per decision, on the same positions, the settings interleaved position by position
+(iterations of all the workers' searches, merged at the root).
 """
 import argparse
 import cProfile
@@ -27,9 +31,17 @@ def main() -> None:
     cli.add_preset_argument(parser)
     parser.add_argument("--rollouts", choices=["on", "off"], help="override the preset's rollouts")
     parser.add_argument("--profile", action="store_true", help="also profile the searches and print the hot spots")
-    cli.add_budget_arguments(parser, default=Budget(iterations=300))
+    parser.add_argument("--workers", type=cli.positive_int, nargs="+", metavar="N",
+                        help="compare these numbers of search workers at a seconds budget (default 1 s)")
+    cli.add_budget_arguments(parser, default=None)
     args = parser.parse_args()
     budget = cli.budget_from_args(args)
+    if args.workers:
+        if budget is not None and budget.seconds is None:
+            parser.error("--workers compares searches at a seconds budget: give --seconds, not --iterations")
+        compare_workers(args.boards, args.workers, budget.seconds if budget else 1.0, args.preset)
+        return
+    budget = budget or Budget(iterations=300)
     rollouts = None if args.rollouts is None else args.rollouts == "on"
     preset = mcts_bot.configure(args.preset, rollouts=rollouts)
 
@@ -60,6 +72,26 @@ def main() -> None:
     if profiler:
         print()
         pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+
+
+def compare_workers(boards, counts, seconds: float, preset: str) -> None:
+    print(f"preset {preset}, {seconds:g} s per decision, positions (seed, steps) {POSITIONS}\n")
+    print("| Board | " + " | ".join(f"{n} worker(s): iterations per decision" for n in counts) + " | ratio |")
+    print("|------:|" + "---:|" * (len(counts) + 1))
+    for board in boards:
+        iterations = {n: [] for n in counts}
+        for seed, steps in POSITIONS:
+            game = random_position(board, seed=seed, steps=steps)
+            if game.state.game_over or len(mcts_bot.legal_actions(game)) < 2:
+                continue  # no search to time here
+            for n in counts:  # interleaved: the machine's load falls on every setting alike
+                bot = mcts_bot.MCTSBot(seconds=seconds, preset=preset, seed=seed, workers=n)
+                bot.new_game(game, game.active_team)
+                bot.act(game)
+                iterations[n].append(bot.last_stats.iterations + bot.last_stats.merged_iterations)
+                bot.end_game(game)
+        means = [float(np.mean(iterations[n])) for n in counts]
+        print(f"| {board} | " + " | ".join(f"{m:.0f}" for m in means) + f" | {means[-1] / means[0]:.2f}x |")
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ def main() -> None:
     parser.add_argument("--opponent", default="random", help="random (default), a registered bot, or mcts-<preset>")
     cli.add_preset_argument(parser)
     parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="seed of the bots (default 0)")
+    cli.add_search_workers_argument(parser)
     cli.add_budget_arguments(parser, default=Budget(seconds=1.0))
     args = parser.parse_args()
     if args.games % 2:
@@ -57,14 +58,14 @@ def main() -> None:
     budget = cli.budget_from_args(args)
 
     mcts = SeriesRecorder(mcts_bot.MCTSBot("mcts", seconds=budget.seconds, iterations=budget.iterations,
-                                           preset=args.preset, seed=args.seed))
+                                           preset=args.preset, seed=args.seed, workers=args.search_workers))
     opponent = make_opponent(GameSpec(board=args.board, side="home", rollouts=False, seed=args.seed,
                                       opponent=args.opponent, seconds=budget.seconds, iterations=budget.iterations))
     opponent.name = f"{opponent.name} (opponent)"
     template = make_game(args.board, mcts, opponent, competition=True)  # for its teams, arena and ruleset
     config = load_config(args.board, competition=True)
     limits = config.time_limits
-    print(f"MCTS ({args.preset}, {budget}) vs {args.opponent}, {args.games} games on the "
+    print(f"MCTS ({args.preset}, {budget}, {args.search_workers} search worker(s)) vs {args.opponent}, {args.games} games on the "
           f"{args.board}-player board; clocks: {limits.turn} s per turn, {limits.secondary} s secondary")
     competition = Competition(mcts, opponent, template.state.home_team, template.state.away_team, config=config,
                               ruleset=template.ruleset, arena=template.arena, n=args.games)

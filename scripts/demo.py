@@ -20,6 +20,7 @@ def main() -> None:
     cli.add_board_argument(parser, default=3)
     cli.add_preset_argument(parser)
     parser.add_argument("--away", action="store_true", help="MCTS plays away (default: home)")
+    cli.add_search_workers_argument(parser)
     parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="seed of the game and the bot (default 0)")
     parser.add_argument("--max-depth", type=cli.non_negative_int, default=1,
                         help="decisions below the root shown in the XML tree (default 1)")
@@ -46,7 +47,7 @@ def main() -> None:
             pages(game, result, action)
 
     bot = mcts_bot.MCTSBot("mcts", seconds=budget.seconds, iterations=budget.iterations, preset=args.preset,
-                           seed=args.seed, on_decision=on_decision)
+                           seed=args.seed, on_decision=on_decision, workers=args.search_workers)
     opponent = botbowl.make_bot("random")
     home, away = (opponent, bot) if args.away else (bot, opponent)
     game = make_game(args.board, home, away, seed=args.seed)

@@ -6,7 +6,6 @@ Every game is written to OUT/games.jsonl as soon as it ends; running the same co
 skips the games already there and plays the rest.
 """
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -34,12 +33,8 @@ def main() -> None:
     parser.add_argument("--team", default="human", help="team file for both sides (default human)")
     parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="base seed (default 0)")
     parser.add_argument("--competition", action="store_true", help="play under botbowl's competition clocks")
-    parser.add_argument("--workers", type=cli.positive_int, default=os.cpu_count() or 1,
-                        help="games played in parallel (default: the number of cores)")
-    parser.add_argument("--backend", choices=["local", "ray"], default="local",
-                        help="local processes (default) or Ray tasks (needs pip install 'mcts_bot[ray]')")
-    parser.add_argument("--ray-address", default=None,
-                        help="a Ray cluster to join (default: start a local Ray with --workers CPUs)")
+    cli.add_worker_arguments(parser)
+    cli.add_search_workers_argument(parser, flag="--search-workers", default=1)
     parser.add_argument("--out", type=Path, default=Path("results/evaluation"),
                         help="results folder (default results/evaluation)")
     parser.add_argument("--plot", type=Path, default=None, help="plot file (default img/<name of --out>.png)")
@@ -53,21 +48,18 @@ def main() -> None:
                                        rollouts=ROLLOUTS[args.rollouts] or (mcts_bot.get_preset(args.preset).rollouts,),
                                        preset=args.preset, opponent=args.opponent,
                                        seconds=budget.seconds, iterations=budget.iterations, team=args.team,
-                                       base_seed=args.seed, competition=args.competition)
+                                       base_seed=args.seed, competition=args.competition,
+                                       search_workers=args.search_workers)
     except ValueError as exc:
         parser.error(str(exc))
-    if args.backend == "ray":
-        try:
-            import ray  # noqa: F401
-        except ImportError:
-            parser.error("--backend ray needs Ray: pip install 'mcts_bot[ray]' (or pip install ray)")
+    cli.check_ray(parser, args)
 
     print(settings.describe(), file=sys.stderr)
     print(f"results: {args.out / evaluation.RESULTS_FILE}", file=sys.stderr)
     records = evaluation.run(settings, args.out, workers=args.workers, backend=args.backend,
                              ray_address=args.ray_address)
     rows = evaluation.summarise(records)
-    table = evaluation.markdown_table(rows)
+    table = evaluation.markdown_table(rows) + "\n" + evaluation.score_table(rows)
     (args.out / "table.md").write_text(table, encoding="utf-8")
     (args.out / "table.csv").write_text(evaluation.csv_table(rows), encoding="utf-8")
     plot_path = args.plot or Path("img") / f"{args.out.name}.png"

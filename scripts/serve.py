@@ -20,13 +20,14 @@ def main() -> None:
     parser.add_argument("--name", default="mcts", help="the bot's name (default mcts)")
     cli.add_preset_argument(parser)
     parser.add_argument("--seed", type=cli.non_negative_int, default=None, help="seed of the bot (default: none)")
+    cli.add_search_workers_argument(parser)
     cli.add_budget_arguments(parser, default=Budget(seconds=1.0))
     args = parser.parse_args()
     if args.port > 65535:
         parser.error(f"--port {args.port} is not a port number (1-65535)")
     budget = cli.budget_from_args(args)
     bot = mcts_bot.MCTSBot(args.name, seconds=budget.seconds, iterations=budget.iterations, preset=args.preset,
-                           seed=args.seed)
+                           seed=args.seed, workers=args.search_workers)
     print(f"serving {args.name} ({args.preset}, {budget}); stop with Ctrl-C", flush=True)
     try:
         PythonSocketServer(bot, port=args.port, token=args.token).run()

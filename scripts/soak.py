@@ -27,6 +27,7 @@ def main() -> None:
     parser.add_argument("--competition", action="store_true", help="play under botbowl's competition clocks")
     parser.add_argument("--workers", type=cli.positive_int, default=os.cpu_count() or 1,
                         help="games in parallel (default: the number of cores)")
+    cli.add_search_workers_argument(parser, flag="--search-workers", default=1)
     parser.add_argument("--out", type=Path, default=Path("results/soak"), help="results folder (default results/soak)")
     parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="base seed (default 0)")
     cli.add_budget_arguments(parser, default=Budget(iterations=20))
@@ -35,7 +36,8 @@ def main() -> None:
     try:
         runs = [evaluation.Settings(boards=tuple(args.boards), games_per_side=args.seeds, rollouts=(False, True),
                                     preset=args.preset, opponent=opponent, seconds=budget.seconds,
-                                    iterations=budget.iterations, base_seed=args.seed, competition=args.competition)
+                                    iterations=budget.iterations, base_seed=args.seed, competition=args.competition,
+                                    search_workers=args.search_workers)
                 for opponent in args.opponents]
     except ValueError as exc:
         parser.error(str(exc))

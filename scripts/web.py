@@ -36,12 +36,17 @@ def main() -> None:
     parser.add_argument("--port", type=cli.positive_int, default=5005, help="(default 5005)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--seed", type=cli.non_negative_int, help="seed the bots and the games (default: random)")
+    cli.add_search_workers_argument(parser)
     cli.add_budget_arguments(parser, default=Budget(seconds=1.0))
     args = parser.parse_args()
     budget = cli.budget_from_args(args)
     # botbowl's registry cannot register a name twice, so the budget goes into the factories in its table.
     for name, factory in mcts_bot.BOT_NAMES.items():
-        registry.bots[name] = partial(factory, seconds=budget.seconds, iterations=budget.iterations, seed=args.seed)
+        if name.startswith("mcts"):
+            registry.bots[name] = partial(factory, seconds=budget.seconds, iterations=budget.iterations,
+                                          seed=args.seed, workers=args.search_workers)
+        else:  # the scripted sparring partner has no budget
+            registry.bots[name] = partial(factory, seed=args.seed)
     if args.seed is not None:
         seed_new_games(args.seed)
     print(f"botbowl web UI on http://{args.host}:{args.port}/ with bots: {', '.join(mcts_bot.BOT_NAMES)} ({budget})")

@@ -48,6 +48,20 @@ def test_table_on_made_up_results():
     assert evaluation.csv_table(rows).splitlines()[2].startswith("No,1,1/1,4,1/1,5,2/2,9,1.00,4.50,60,0,0,")
 
 
+def test_score_counts_a_draw_as_half_per_side():
+    records = [record(3, "home", True, "win", 2, 0), record(3, "home", True, "draw", 1, 1),
+               record(3, "home", True, "loss", 0, 1), record(3, "home", True, "draw", 0, 0),
+               record(3, "away", True, "loss", 0, 3)]
+    row = evaluation.summarise(records)[0]
+    assert row.score("home")[0] == pytest.approx(0.5) and row.score("away")[0] == 0.0
+    assert row.score()[0] == pytest.approx(2 / 5)
+    low, high = evaluation.wilson_interval(2, 4)
+    assert row.score("home")[1:] == (low, high)
+    lines = evaluation.score_table([row]).splitlines()
+    assert lines[2] == f"| Yes | 3 | home | 1-2-1 | 50% | {100 * low:.0f}-{100 * high:.0f}% | 3-2 |"
+    assert lines[3].startswith("| Yes | 3 | away | 0-0-1 | 0% | 0-") and lines[3].endswith("| 0-3 |")
+
+
 def test_crashed_games_are_left_out_of_the_table(capsys):
     crashed = record(1, "home", False, None, 0, 0)
     rows = evaluation.summarise([crashed, record(1, "away", False, "win", 1, 0)])

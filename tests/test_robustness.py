@@ -8,7 +8,7 @@ import pytest
 from botbowl.ai.bots.random_bot import RandomBot
 
 import mcts_bot
-from conftest import game_snapshot, turn_position
+from conftest import action_key, game_snapshot, turn_position
 from mcts_bot import mcts as search_module
 from mcts_bot.harness.games import make_game
 from mcts_bot.harness.matches import CheckedAgent
@@ -139,3 +139,56 @@ def test_series_does_not_leak_between_games():
         assert game.state.game_over
         assert bot.last_root is None and bot._last_action is None
         assert bot.totals.decisions == checker.decisions > 0
+
+
+def test_a_stale_node_costs_one_iteration_not_the_search():
+    # Two states sharing a node (a collision) leave it with actions that do not fit the state the
+    # search reaches it in: that iteration is dropped, the node rebuilt, and the search goes on.
+    game = turn_position(3, seed=8)
+    other = turn_position(3, seed=9)
+    legal = mcts_bot.legal_actions(game)
+    foreign = [a for a in mcts_bot.legal_actions(other) if action_key(a) not in set(map(action_key, legal))]
+    assert foreign, "the two positions must differ in what they allow"
+    preset = mcts_bot.configure("default")
+    root = mcts_bot.ActionNode(key=0, actions=foreign[:3], is_opponent=False, terminal=False)
+    result = mcts_bot.run_search(game, budget=mcts_bot.Budget(iterations=40), preset=preset,
+                                 rng=np.random.RandomState(0), root=root)
+    assert result.stats.error is None
+    assert result.stats.skipped >= 1 and result.stats.iterations + result.stats.skipped == 40
+    assert sorted(map(action_key, root.actions)) == sorted(map(action_key, legal))  # rebuilt for this state
+    assert all(mcts_bot.actions.is_available(game, child.action) for child in root.children)
+
+
+def test_without_time_the_bot_plays_on_rather_than_ending_its_turn(monkeypatch):
+    # No time to search (or no search at all): the scripted policy's move, not END_TURN.
+    from mcts_bot import agent as agent_module
+    from mcts_bot.scripted import scripted_action
+    from botbowl.core import ActionType
+    game = turn_position(3, seed=10)
+    expected = scripted_action(game, np.random.RandomState(0))
+    assert expected.action_type != ActionType.END_TURN, "pick a position where the scripted policy has a move"
+    monkeypatch.setattr(agent_module.timing, "time_for_decision", lambda game, team: 0.0)
+    bot = mcts_bot.MCTSBot(seconds=None, iterations=50, seed=0)
+    bot.new_game(game, game.active_team)
+    action = bot.act(game)
+    assert action.action_type == expected.action_type and bot.totals.safe_actions == 1
+    assert bot.totals.searches == 0
+    monkeypatch.undo()
+    monkeypatch.setattr(search_module, "private_copy", raising("copy down"))
+    bot = mcts_bot.MCTSBot(seconds=None, iterations=50, seed=0)
+    bot.new_game(game, game.active_team)
+    assert bot.act(game).action_type == expected.action_type
+
+
+def test_tree_reuse_survives_forced_decisions():
+    # A decision made without a search (a follow-up such as END_PLAYER_TURN after a move, or a single
+    # legal action) follows the tree, so the next search still starts from the subtree it reached.
+    searches = []
+    bot = mcts_bot.MCTSBot(seconds=None, iterations=60, seed=11,
+                           on_decision=lambda game, result, action: searches.append(
+                               (bot.totals.decisions, result.root.visits > result.stats.iterations)))
+    play_full_game(bot, board=3, seed=11)
+    after_forced = [reused for (n, reused), (m, _) in zip(searches[1:], searches) if n - m > 1]
+    assert len(after_forced) > 10, "the game must have searches that follow a forced decision"
+    assert sum(after_forced) > 0, "no search after a forced decision went on from the earlier tree"
+    assert bot.totals.reused_trees > 0

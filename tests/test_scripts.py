@@ -15,6 +15,12 @@ from conftest import run_script
     ("benchmark", ["--boards", "1", "9"], "unknown board size '9'"),
     ("web", ["--iterations", "0"], "0 must be at least 1"),
     ("screenshots", ["--board", "2"], "unknown board size '2'"),
+    ("budget_curve", ["--seconds", "0.5", "1", "--games", "2", "3", "4"], "give one number or one per budget"),
+    ("budget_curve", ["--opponent", "alphago"], "unknown opponent 'alphago'"),
+    ("benchmark", ["--workers", "1", "2", "--iterations", "5"], "give --seconds, not --iterations"),
+    ("collect", ["--home", "alphago"], "unknown bot 'alphago'"),
+    ("train_value", ["--data", "/nonexistent/folder"], "no collected games in /nonexistent/folder"),
+    ("train_value", ["--test-share", "1.5"], "--test-share must be in (0, 1)"),
 ])
 def test_bad_arguments(script, args, message):
     result = run_script(script, *args)
@@ -49,3 +55,35 @@ def test_benchmark_runs():
     result = run_script("benchmark", "--boards", "1", "--iterations", "20")
     assert result.returncode == 0, result.stderr
     assert "| 1 |" in result.stdout and "botbowl share" in result.stdout
+
+
+def test_benchmark_compares_search_workers():
+    result = run_script("benchmark", "--boards", "1", "--workers", "1", "2", "--seconds", "0.1")
+    assert result.returncode == 0, result.stderr
+    row = next(line for line in result.stdout.splitlines() if line.startswith("| 1 |"))
+    assert row.endswith("x |") and "2 worker(s)" in result.stdout
+
+
+def test_budget_curve_plays_each_budget_and_plots(tmp_path):
+    plot = tmp_path / "curve.png"
+    result = run_script("budget_curve", "--board", "1", "--seconds", "0.02", "0.04", "--games", "1",
+                        "--opponent", "random", "--workers", "2", "--out", tmp_path / "out", "--plot", plot)
+    assert result.returncode == 0, result.stderr
+    rows = [line for line in result.stdout.splitlines() if line.startswith("| 0.0")]
+    assert [r.split(" | ")[1] for r in rows] == ["home", "away", "home", "away"]
+    assert plot.stat().st_size > 1000
+    assert len((tmp_path / "out" / "games.jsonl").read_text().splitlines()) == 4
+
+
+def test_collect_and_train_value_build_a_model(tmp_path):
+    data, model, plot = tmp_path / "data", tmp_path / "value.npz", tmp_path / "calibration.png"
+    result = run_script("collect", "--board", "1", "--games", "12", "--workers", "2", "--out", data)
+    assert result.returncode == 0, result.stderr
+    assert len(list(data.glob("*.npz"))) == 12
+    again = run_script("collect", "--board", "1", "--games", "12", "--workers", "1", "--out", data)
+    assert "12 already in" in again.stderr and "from 0 new games" in again.stdout  # resumed: nothing to play
+    result = run_script("train_value", "--board", "1", "--data", data, "--epochs", "3", "--hidden", "4",
+                        "--test-share", "0.25", "--out", model, "--plot", plot)
+    assert result.returncode == 0, result.stderr
+    assert "| learned value |" in result.stdout and "| threat heuristic, calibrated |" in result.stdout
+    assert model.exists() and plot.exists()

@@ -83,3 +83,21 @@ def test_no_end_turn_while_a_free_score_or_pick_up_exists(side, arrange):
         assert tried, "ended the turn without trying the free touchdown or pick-up"
     if carrier_before is not None:
         assert team.state.score >= 1
+
+
+def test_scripted_setup_ends_when_nobody_can_be_placed():
+    # On the 1-player board a knocked-out player leaves nobody to set up: the formation would
+    # change nothing and the scripted bot played it forever (found by the data collection).
+    import numpy as np
+    from conftest import setup_position
+    from mcts_bot.scripted import scripted_action
+    game = setup_position(1, seed=3)
+    team = game.active_team
+    dugout = game.get_dugout(team)
+    for player in list(game.get_players_on_pitch(team)):
+        game.pitch_to_kod(player)
+    for player in list(dugout.reserves):
+        dugout.reserves.remove(player)
+        dugout.kod.append(player)
+    assert not game.get_players_on_pitch(team) and not game.get_reserves(team)
+    assert scripted_action(game, np.random.RandomState(0)).action_type == ActionType.END_SETUP

@@ -2,7 +2,11 @@
 from __future__ import annotations
 
 import argparse
+import os
+from typing import Optional
+
 from mcts_bot.harness.games import BOARD_SIZES
+from mcts_bot.harness.parallel import BACKENDS
 from mcts_bot.presets import PRESETS
 from mcts_bot.mcts import Budget
 
@@ -62,16 +66,43 @@ def add_preset_argument(parser: argparse.ArgumentParser) -> None:
                         help="MCTS preset: default, vanilla (the seed's) or an ablation (default: default)")
 
 
-def add_budget_arguments(parser: argparse.ArgumentParser, default: Budget) -> None:
+def add_search_workers_argument(parser: argparse.ArgumentParser, flag: str = "--workers",
+                                default: int = os.cpu_count() or 1) -> None:
+    """The searches MCTS runs at once per decision (`MCTSBot(workers=...)`), one process each."""
+    parser.add_argument(flag, type=positive_int, default=default, dest="search_workers", metavar="N",
+                        help=f"searches run at once for each MCTS decision, in separate processes, their results "
+                             f"merged (default {default}{': the number of cores' if flag == '--workers' else ''})")
+
+
+def add_worker_arguments(parser: argparse.ArgumentParser) -> None:
+    """--workers, --backend and --ray-address, for scripts that play many games at once."""
+    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1,
+                        help="games played in parallel (default: the number of cores)")
+    parser.add_argument("--backend", choices=list(BACKENDS), default="local",
+                        help="local processes (default) or Ray tasks (needs pip install 'mcts_bot[ray]')")
+    parser.add_argument("--ray-address", default=None,
+                        help="a Ray cluster to join (default: start a local Ray with --workers CPUs)")
+
+
+def check_ray(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """A clear error before any game is played when --backend ray is asked for without Ray."""
+    if args.backend == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            parser.error("--backend ray needs Ray: pip install 'mcts_bot[ray]' (or pip install ray)")
+
+
+def add_budget_arguments(parser: argparse.ArgumentParser, default: Optional[Budget]) -> None:
     """--seconds and --iterations; `default` applies when neither is given."""
     group = parser.add_argument_group("search budget per decision (the search stops at whichever comes first; "
-                                      f"default: {default})")
+                                      f"default: {default or 'none'})")
     group.add_argument("--seconds", type=positive_float, help="seconds per decision")
     group.add_argument("--iterations", type=positive_int, help="iterations per decision")
     parser.set_defaults(default_budget=default)
 
 
-def budget_from_args(args: argparse.Namespace) -> Budget:
+def budget_from_args(args: argparse.Namespace) -> Optional[Budget]:
     if args.seconds is None and args.iterations is None:
         return args.default_budget
     return Budget(seconds=args.seconds, iterations=args.iterations)

@@ -22,12 +22,13 @@ import zlib
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence
+from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 from tqdm import tqdm
 
 from mcts_bot.harness.games import check_team
 from mcts_bot.harness.matches import SIDES, GameSpec, play_game
+from mcts_bot.harness.parallel import check_backend, run_tasks
 from mcts_bot.mcts import Budget
 
 RESULTS_FILE = "games.jsonl"
@@ -52,6 +53,7 @@ class Settings:
     team: str = "human"
     base_seed: int = 0
     competition: bool = False
+    search_workers: int = 1
 
     def __post_init__(self) -> None:
         if self.games_per_side < 1:
@@ -69,7 +71,8 @@ class Settings:
         return [GameSpec(board=board, side=side, rollouts=rollouts,
                          seed=game_seed(self.base_seed, board, rollouts, side, number),
                          preset=self.preset, opponent=self.opponent, seconds=self.seconds,
-                         iterations=self.iterations, team=self.team, competition=self.competition)
+                         iterations=self.iterations, team=self.team, competition=self.competition,
+                         search_workers=self.search_workers)
                 for rollouts in self.rollouts for board in self.boards for side in SIDES
                 for number in range(self.games_per_side)]
 
@@ -121,39 +124,6 @@ def append_result(path: Path, record: dict) -> None:
 
 # ------------------------------------------------------------------------------------------ running
 
-def _run_local(specs: List[GameSpec], workers: int) -> Iterator[dict]:
-    if workers == 1:
-        for spec in specs:
-            yield play_game(spec)
-        return
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(play_game, spec) for spec in specs]
-        for future in as_completed(futures):
-            yield future.result()
-
-
-def _run_ray(specs: List[GameSpec], workers: int, address: Optional[str]) -> Iterator[dict]:
-    try:
-        import ray
-    except ImportError:
-        raise RuntimeError("the ray backend needs Ray: pip install 'mcts_bot[ray]' (or pip install ray)") from None
-    started_here = not ray.is_initialized()
-    if started_here:
-        # With no address, this starts a local Ray with `workers` CPUs; with one, it joins that cluster.
-        ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False,
-                 log_to_driver=False, logging_level="ERROR")
-    try:
-        remote_play = ray.remote(num_cpus=1)(play_game)
-        pending = [remote_play.remote(spec) for spec in specs]
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            yield ray.get(done[0])
-    finally:
-        if started_here:
-            ray.shutdown()
-
-
 def run(settings: Settings, out: Path, *, workers: int = 1, backend: str = "local",
         ray_address: Optional[str] = None, progress: bool = True,
         on_result: Optional[Callable[[dict], None]] = None) -> List[dict]:
@@ -161,10 +131,7 @@ def run(settings: Settings, out: Path, *, workers: int = 1, backend: str = "loca
 
     Returns every record of these settings in `out` (earlier ones included), in the settings' order.
     """
-    if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
-    if backend not in ("local", "ray"):
-        raise ValueError(f"unknown backend {backend!r}: choose local or ray")
+    check_backend(workers, backend)
     out.mkdir(parents=True, exist_ok=True)
     results_path = out / RESULTS_FILE
     drop_partial_last_line(results_path)
@@ -175,7 +142,7 @@ def run(settings: Settings, out: Path, *, workers: int = 1, backend: str = "loca
     wins = sum(1 for spec in specs if done.get(spec.key, {}).get("result") == "win")
     bar = tqdm(total=len(specs), initial=finished, unit="game", disable=not progress,
                dynamic_ncols=True, file=sys.stderr)
-    games = _run_ray(todo, workers, ray_address) if backend == "ray" else _run_local(todo, workers)
+    games = run_tasks(play_game, todo, workers=workers, backend=backend, ray_address=ray_address)
     for record in games:
         append_result(results_path, record)
         done[record["key"]] = record
@@ -230,6 +197,20 @@ class Row:
         low, high = wilson_interval(wins, n)
         return (wins / n if n else 0.0, low, high)
 
+    def score(self, side: Optional[str] = None) -> tuple:
+        """(score, low, high): the share of points (win 1, draw 1/2) with a 95% Wilson interval."""
+        n = self._n(side)
+        points = self._count(side, "win") + 0.5 * self._count(side, "draw")
+        low, high = wilson_interval(points, n)
+        return (points / n if n else 0.0, low, high)
+
+    def score_cells(self, side: str) -> List[str]:
+        rate, low, high = self.score(side)
+        against = sum(r["score"][1] for r in self.games[side])
+        return [str(self.board), side, f"{self._count(side, 'win')}-{self._count(side, 'draw')}-"
+                f"{self._count(side, 'loss')}", f"{100 * rate:.0f}%", f"{100 * low:.0f}-{100 * high:.0f}%",
+                f"{self._tds(side)}-{against}"]
+
     def cells(self) -> List[str]:
         n = self._n()
         searched = [r for s in SIDES for r in self.games[s] if r["searches"]]
@@ -265,6 +246,15 @@ def markdown_table(rows: List[Row]) -> str:
     rule = ["-" * (len(c) + 2) if i == 0 else "-" * (len(c) + 1) + ":" for i, c in enumerate(COLUMNS)]  # right-aligned
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "|".join(rule) + "|"]
     lines += ["| " + " | ".join(row.cells()) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def score_table(rows: List[Row]) -> str:
+    """Per board and side: wins-draws-losses, the score (win 1, draw 1/2) with its 95% interval, touchdowns."""
+    lines = ["| Rollouts | Env | Side | W-D-L | Score | Score 95% CI | TDs for-against |",
+             "|----------|----:|------|------:|------:|-------------:|----------------:|"]
+    lines += ["| " + " | ".join(["Yes" if row.rollouts else "No"] + row.score_cells(side)) + " |"
+              for row in rows for side in SIDES if row.games[side]]
     return "\n".join(lines) + "\n"
 
 

@@ -58,9 +58,12 @@ class GameSpec:
     iterations: Optional[int] = None
     team: str = "human"
     competition: bool = False
+    search_workers: int = 1  # MCTS's searches per decision (`MCTSBot(workers=...)`); its opponent's is 1
 
     def __post_init__(self) -> None:
         check_board_size(self.board)
+        if self.search_workers < 1:
+            raise ValueError(f"search workers must be at least 1, got {self.search_workers}")
         if self.side not in SIDES:
             raise ValueError(f"unknown side {self.side!r}: choose home or away")
         if self.preset not in PRESETS:
@@ -72,7 +75,8 @@ class GameSpec:
     def key(self) -> str:
         """Identifies the game in a results file (what is played, not how fast the machine is)."""
         return (f"{self.board}/{self.side}/{'rollouts' if self.rollouts else 'no-rollouts'}/{self.seed}/"
-                f"{self.preset}/{self.opponent}/{self.seconds}/{self.iterations}/{self.team}/{self.competition}")
+                f"{self.preset}/{self.opponent}/{self.seconds}/{self.iterations}/{self.team}/{self.competition}"
+                + (f"/workers{self.search_workers}" if self.search_workers > 1 else ""))
 
 
 class CheckedAgent(botbowl.Agent):
@@ -127,7 +131,7 @@ def make_opponent(spec: GameSpec) -> botbowl.Agent:
 def play_game(spec: GameSpec) -> dict:
     """Play the game and return its record (a JSON-ready dict); a crash is recorded, not raised."""
     mcts = CheckedAgent(MCTSBot("mcts", seconds=spec.seconds, iterations=spec.iterations, preset=spec.preset,
-                                rollouts=spec.rollouts, seed=spec.seed))
+                                rollouts=spec.rollouts, seed=spec.seed, workers=spec.search_workers))
     opponent = CheckedAgent(make_opponent(spec))
     home, away = (mcts, opponent) if spec.side == "home" else (opponent, mcts)
     game = make_game(spec.board, home, away, seed=spec.seed, competition=spec.competition, team=spec.team,

@@ -1,0 +1,248 @@
+"""Training the learned value (`mcts_bot.value.ValueModel`) on collected games, and scoring it honestly.
+
+- Split by game, never by state: a game's records are all in training or all in the test set
+  (states of one game are near copies of each other). Early stopping uses a validation part of
+  the training games; the test games are looked at once, for the scores.
+- Targets: Monte Carlo (each state's target is its game's result) or TD(lambda) as seed 001, in
+  batch ("fitted TD"): the targets are lambda-returns built from the model's own predictions along
+  each game, from each team's point of view, and the model is refitted on them a few times.
+- The baseline is the hand-made threat heuristic, calibrated on the same training games (a
+  logistic fit of its logit): the learned value must beat that, not a raw heuristic.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+from mcts_bot.features import NUM_FEATURES
+from mcts_bot.value import ValueModel
+
+
+@dataclass
+class Games:
+    """Collected games, each as its records in time order."""
+
+    keys: List[str]
+    x: List[np.ndarray]  # per game: (records, 2, features), home view first
+    result: List[float]  # per game: home's result
+    next_td: List[np.ndarray]  # per game: per record, 1 home scores next in the half, 0 away, 0.5 nobody
+    heuristic: List[np.ndarray]  # per game: per record, the threat heuristic's value for home
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def subset(self, index) -> "Games":
+        return Games([self.keys[i] for i in index], [self.x[i] for i in index], [self.result[i] for i in index],
+                     [self.next_td[i] for i in index], [self.heuristic[i] for i in index])
+
+    def flat(self, targets: Optional[List[np.ndarray]] = None) -> Tuple[np.ndarray, np.ndarray]:
+        """All records from both points of view: features and targets (the game's result by default)."""
+        xs, ys = [], []
+        for i, x in enumerate(self.x):
+            home = targets[i] if targets is not None else np.full(len(x), self.result[i])
+            xs += [x[:, 0], x[:, 1]]
+            ys += [home, 1.0 - home]
+        return np.concatenate(xs), np.concatenate(ys)
+
+
+def load_games(folder: Path) -> Games:
+    paths = sorted(folder.glob("*.npz"))
+    paths = [p for p in paths if not p.name.startswith(".")]
+    if not paths:
+        raise FileNotFoundError(f"no collected games in {folder}: run scripts/run.sh collect first")
+    games = Games([], [], [], [], [])
+    for path in paths:
+        with np.load(path) as data:
+            if data["x"].shape[-1] != NUM_FEATURES:
+                raise ValueError(f"{path} holds {data['x'].shape[-1]} features, this version computes "
+                                 f"{NUM_FEATURES}: collect the data again")
+            if not len(data["x"]):
+                continue
+            games.keys.append(path.stem)
+            games.x.append(data["x"])
+            games.result.append(float(data["result"][0]))
+            games.next_td.append(data["next_td"])
+            games.heuristic.append(data["heuristic"])
+    return games
+
+
+def split(games: Games, test_share: float, seed: int) -> Tuple[Games, Games]:
+    order = np.random.RandomState(seed).permutation(len(games))
+    n_test = max(1, int(round(test_share * len(games))))
+    return games.subset(sorted(order[n_test:])), games.subset(sorted(order[:n_test]))
+
+
+# ------------------------------------------------------------------------------------------ fitting
+
+def _init(n_in: int, hidden: int, rng: np.random.RandomState) -> Dict[str, np.ndarray]:
+    if hidden:
+        return dict(w1=rng.normal(0, 1 / np.sqrt(n_in), (n_in, hidden)), b1=np.zeros(hidden),
+                    w2=rng.normal(0, 1 / np.sqrt(hidden), hidden), b2=np.zeros(1))
+    return dict(w2=np.zeros(n_in), b2=np.zeros(1))
+
+
+def _forward(params, z):
+    hidden = np.tanh(z @ params["w1"] + params["b1"]) if "w1" in params else z
+    return hidden, hidden @ params["w2"] + params["b2"][0]
+
+
+def _loss_and_grads(params, z, y, l2):
+    hidden, logits = _forward(params, z)
+    p = 1 / (1 + np.exp(-np.clip(logits, -30, 30)))
+    n = len(y)
+    d_logit = (p - y) / n
+    grads = {"w2": hidden.T @ d_logit + l2 * params["w2"], "b2": np.array([d_logit.sum()])}
+    if "w1" in params:
+        d_hidden = np.outer(d_logit, params["w2"]) * (1 - hidden ** 2)
+        grads["w1"] = z.T @ d_hidden + l2 * params["w1"]
+        grads["b1"] = d_hidden.sum(axis=0)
+    return grads
+
+
+def log_loss(p: np.ndarray, y: np.ndarray) -> float:
+    p = np.clip(p, 1e-6, 1 - 1e-6)
+    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+
+
+def brier(p: np.ndarray, y: np.ndarray) -> float:
+    return float(np.mean((p - y) ** 2))
+
+
+def fit(x: np.ndarray, y: np.ndarray, x_val: np.ndarray, y_val: np.ndarray, *, hidden: int = 32, l2: float = 1e-4,
+        epochs: int = 60, batch: int = 512, rate: float = 3e-3, seed: int = 0) -> ValueModel:
+    """A model fitted by Adam on cross-entropy (soft targets), the epoch with the best validation loss kept."""
+    rng = np.random.RandomState(seed)
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale < 1e-6] = 1.0
+    z, z_val = (x - mean) / scale, (x_val - mean) / scale
+    params = _init(x.shape[1], hidden, rng)
+    moments = {k: (np.zeros_like(v), np.zeros_like(v)) for k, v in params.items()}
+    best, best_loss, step = None, np.inf, 0
+    for _ in range(epochs):
+        order = rng.permutation(len(y))
+        for start in range(0, len(y), batch):
+            rows = order[start:start + batch]
+            grads = _loss_and_grads(params, z[rows], y[rows], l2)
+            step += 1
+            for k, g in grads.items():
+                m, v = moments[k]
+                m[:] = 0.9 * m + 0.1 * g
+                v[:] = 0.999 * v + 0.001 * g * g
+                params[k] -= rate * (m / (1 - 0.9 ** step)) / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
+        _, logits = _forward(params, z_val)
+        loss = log_loss(1 / (1 + np.exp(-np.clip(logits, -30, 30))), y_val)
+        if loss < best_loss:
+            best_loss, best = loss, {k: v.copy() for k, v in params.items()}
+    return ValueModel(mean=mean, scale=scale, w2=best["w2"], b2=float(best["b2"][0]), w1=best.get("w1"),
+                      b1=best.get("b1"))
+
+
+def td_targets(model: ValueModel, games: Games, lam: float) -> List[np.ndarray]:
+    """Lambda-returns for home along each game: G_t = (1 - lam) V(t+1) + lam G(t+1), ending in the result.
+    (Away's point of view is 1 - home's: the values of both views are averaged to keep them consistent.)"""
+    targets = []
+    for x, result in zip(games.x, games.result):
+        values = 0.5 * (model.predict(x[:, 0]) + 1.0 - model.predict(x[:, 1]))
+        g = np.empty(len(x))
+        following = result
+        for t in range(len(x) - 1, -1, -1):
+            g[t] = following
+            following = (1 - lam) * values[t] + lam * g[t]
+        targets.append(g)
+    return targets
+
+
+def train(games: Games, *, target: str = "mc", lam: float = 0.7, rounds: int = 3, validation_share: float = 0.15,
+          seed: int = 0, **fit_options) -> ValueModel:
+    """Fit on `games` (training games only): Monte Carlo targets, or fitted TD(lambda)."""
+    if target not in ("mc", "td"):
+        raise ValueError(f"unknown target {target!r}: choose mc or td")
+    fitting, validation = split(games, validation_share, seed + 1)
+    x_val, y_val = validation.flat()  # validation always scores against real results
+    model = fit(*fitting.flat(), x_val, y_val, seed=seed, **fit_options)
+    if target == "td":
+        for _ in range(rounds):
+            model = fit(*fitting.flat(td_targets(model, fitting, lam)), x_val, y_val, seed=seed, **fit_options)
+    return model
+
+
+# ----------------------------------------------------------------------------------------- baseline
+
+def calibrated_heuristic(games: Games) -> Tuple[float, float]:
+    """(a, b) such that sigmoid(a * logit(h) + b) best fits the results, h the threat heuristic's value."""
+    h = np.concatenate([np.concatenate([g, 1 - g]) for g in games.heuristic])
+    y = np.concatenate([np.concatenate([np.full(len(g), r), np.full(len(g), 1 - r)])
+                        for g, r in zip(games.heuristic, games.result)])
+    h = np.clip(h, 1e-4, 1 - 1e-4)
+    logit = np.log(h / (1 - h))
+    ridge = 1e-3  # keeps the slope finite where the heuristic separates the results almost perfectly
+
+    def loss(params):
+        return log_loss(1 / (1 + np.exp(-np.clip(params[0] * logit + params[1], -30, 30))), y) + ridge * params[0] ** 2
+
+    params = np.array([1.0, 0.0])
+    for _ in range(50):  # Newton steps on the two parameters, halved until the loss goes down
+        p = 1 / (1 + np.exp(-np.clip(params[0] * logit + params[1], -30, 30)))
+        w = p * (1 - p) + 1e-9
+        n = len(y)
+        g = np.array([np.sum((p - y) * logit) / n + 2 * ridge * params[0], np.sum(p - y) / n])
+        hess = np.array([[np.sum(w * logit * logit) / n + 2 * ridge, np.sum(w * logit) / n],
+                         [np.sum(w * logit) / n, np.sum(w) / n]])
+        step = np.linalg.solve(hess + 1e-9 * np.eye(2), g)
+        current = loss(params)
+        while np.any(step) and loss(params - step) > current:
+            step /= 2
+            if np.max(np.abs(step)) < 1e-9:
+                step[:] = 0
+        if not np.any(step):
+            break
+        params = params - step
+    return float(params[0]), float(params[1])
+
+
+def scores(model: ValueModel, calibration: Tuple[float, float], test: Games) -> Dict[str, Dict[str, float]]:
+    """Log-loss and Brier score on the test games: learned, calibrated heuristic, raw heuristic, base rate."""
+    x, y = test.flat()
+    h = np.clip(np.concatenate([np.concatenate([g, 1 - g]) for g in test.heuristic]), 1e-4, 1 - 1e-4)
+    a, b = calibration
+    predictions = {
+        "learned value": model.predict(x),
+        "threat heuristic, calibrated": 1 / (1 + np.exp(-np.clip(a * np.log(h / (1 - h)) + b, -30, 30))),
+        "threat heuristic, raw": h,
+        "constant 0.5": np.full(len(y), 0.5),
+    }
+    return {name: {"log_loss": log_loss(p, y), "brier": brier(p, y)} for name, p in predictions.items()}
+
+
+def calibration_plot(model: ValueModel, calibration: Tuple[float, float], test: Games, path: Path, title: str) -> Path:
+    """Predicted win probability against the observed rate, in ten bins, learned vs calibrated heuristic."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    x, y = test.flat()
+    h = np.clip(np.concatenate([np.concatenate([g, 1 - g]) for g in test.heuristic]), 1e-4, 1 - 1e-4)
+    a, b = calibration
+    series = {"learned value": model.predict(x),
+              "threat heuristic, calibrated": 1 / (1 + np.exp(-np.clip(a * np.log(h / (1 - h)) + b, -30, 30)))}
+    fig, ax = plt.subplots(figsize=(5, 4.6))
+    ax.plot([0, 1], [0, 1], color="grey", lw=1, ls="--", label="perfect")
+    bins = np.linspace(0, 1, 11)
+    for (name, p), marker in zip(series.items(), ("o", "s")):
+        index = np.clip(np.digitize(p, bins) - 1, 0, 9)
+        centres = [p[index == k].mean() for k in range(10) if np.any(index == k)]
+        rates = [y[index == k].mean() for k in range(10) if np.any(index == k)]
+        ax.plot(centres, rates, marker=marker, label=name)
+    ax.set_xlabel("predicted chance to win")
+    ax.set_ylabel("observed result (win 1, draw 1/2)")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

@@ -1,0 +1,199 @@
+"""Root parallelism: several searches of one decision at once, in separate processes, their root
+statistics merged before the final choice.
+
+The agent's own process searches as it always does (with the subtree it kept from its last
+decision); each helper process runs an independent search of the same state, with its own dice
+and seed, and sends back the statistics of its root's children: visits, and the sum and the sum
+of squares of their values, by action. They are added to the agent's root children before the
+final policy chooses. Root parallelism shares no tree and takes no locks; of the three schemes of
+Chaslot, Winands and van den Herik ("Parallel Monte-Carlo Tree Search", 2008) it scaled best, and
+with Blood Bowl's wide roots and noisy leaves the independent searches are what the merged counts
+need.
+
+Helpers are started once per game (`SearchWorkers.start`), stopped at the end of the game, when the
+agent is collected, and at exit. A helper that fails, dies or does not answer by the deadline is
+stopped and replaced at the next decision: that decision goes on with the statistics that did
+arrive, so a helper can cost a decision some iterations, never the game.
+"""
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import pickle
+import time
+import weakref
+from multiprocessing.connection import Connection, wait
+from typing import List, Optional, Tuple
+
+import botbowl
+import numpy as np
+from botbowl.core import Action
+
+from mcts_bot.mcts import Budget, run_search, private_copy
+from mcts_bot.nodes import ActionNode
+from mcts_bot.presets import Preset
+
+log = logging.getLogger("mcts_bot")
+
+# (action key, visits, sum of values, sum of squared values) for each child of a root
+RootStatistics = List[Tuple[tuple, int, float, float]]
+
+REPLY_SECONDS = 0.03  # a helper stops searching this long before the deadline, to send its statistics
+HANG_SECONDS = 30.0  # without a deadline (an iteration budget), a helper that takes longer is given up
+
+
+def action_key(action: Action) -> tuple:
+    """An action as plain values (type, player id, square): the same in every process."""
+    position = None if action.position is None else (action.position.x, action.position.y)
+    return action.action_type.name, None if action.player is None else action.player.player_id, position
+
+
+def root_statistics(root: ActionNode) -> RootStatistics:
+    return [(action_key(child.action), child.visits, child.total_value, child.total_square)
+            for child in root.children if child.visits]
+
+
+def merge(root: ActionNode, statistics: RootStatistics) -> int:
+    """Add another search's root statistics to `root`'s children of the same actions; the visits added.
+
+    An action `root` has no child for yet (expansion in order, without priors) is left out: its
+    child cannot be created out of turn."""
+    children = {action_key(child.action): child for child in root.children}
+    added = 0
+    for key, visits, total, square in statistics:
+        child = children.get(key)
+        if child is None:
+            continue
+        child.visits += visits
+        child.total_value += total
+        child.total_square += square
+        root.visits += visits
+        root.total_value += total
+        root.total_square += square
+        added += visits
+    return added
+
+
+def _serve(conn: Connection, preset: Preset, seed: int) -> None:
+    """A helper's loop: search each state it is sent, reply with the root's statistics."""
+    rng = np.random.RandomState(seed)
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        if job is None:
+            return
+        snapshot, team_id, iterations, deadline = job
+        try:
+            game = pickle.loads(snapshot)
+            budget = Budget(seconds=HANG_SECONDS, iterations=iterations)
+            result = run_search(game, budget=budget, preset=preset, rng=rng, team=game.get_team_by_id(team_id),
+                                deadline=None if deadline is None else deadline - REPLY_SECONDS)
+            reply = ("ok", root_statistics(result.root), result.stats.iterations)
+        except Exception as exc:  # noqa: BLE001 - reported to the agent, which logs it once
+            reply = ("error", f"{type(exc).__name__}: {exc}", 0)
+        try:
+            conn.send(reply)
+        except (BrokenPipeError, OSError):
+            return
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    # fork: a helper inherits the preset as it is (plug-ins need not pickle) and starts at once
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+
+
+def _stop(helpers: list) -> None:
+    for process, conn in helpers:
+        try:
+            conn.send(None)
+        except (BrokenPipeError, OSError):
+            pass
+        conn.close()
+    for process, _ in helpers:
+        process.join(timeout=1.0)
+        if process.is_alive():
+            process.kill()
+            process.join(timeout=1.0)
+    helpers.clear()
+
+
+class SearchWorkers:
+    """`count - 1` helper processes that search alongside the agent's own process."""
+
+    def __init__(self, count: int, preset: Preset, seed: Optional[int]):
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ValueError(f"workers must be a positive integer, got {count!r}")
+        self.count = count
+        self.preset = preset
+        self.seeds = np.random.RandomState(seed)
+        self._helpers: list = []  # (process, connection)
+        self._finalizer = weakref.finalize(self, _stop, self._helpers)
+
+    def start(self) -> None:
+        """Start the helpers that are not running (all of them at the start of a game)."""
+        alive = [(p, c) for p, c in self._helpers if p.is_alive()]
+        _stop([h for h in self._helpers if h not in alive])
+        self._helpers[:] = alive
+        context = _context()
+        while len(self._helpers) < self.count - 1:
+            ours, theirs = context.Pipe()
+            process = context.Process(target=_serve, args=(theirs, self.preset, int(self.seeds.randint(2 ** 31))),
+                                      name=f"mcts-search-{len(self._helpers) + 1}", daemon=True)
+            process.start()
+            theirs.close()
+            self._helpers.append((process, ours))
+
+    def stop(self) -> None:
+        _stop(self._helpers)
+
+    def submit(self, game: botbowl.Game, team: botbowl.Team, budget: Budget,
+               deadline: Optional[float]) -> List[Connection]:
+        """Send the state to every helper, to search until `deadline` (a `time.perf_counter()`
+        value: the clock is the system's monotonic one, the same in every process) or for the
+        budget's iterations; the connections that took the job."""
+        if self.count < 2:
+            return []
+        self.start()
+        snapshot = pickle.dumps(private_copy(game, seed=0), protocol=pickle.HIGHEST_PROTOCOL)
+        sent = []
+        for process, conn in self._helpers:
+            try:
+                conn.send((snapshot, team.team_id, budget.iterations, deadline))
+                sent.append(conn)
+            except (BrokenPipeError, OSError):
+                process.kill()  # replaced at the next decision
+                process.join(timeout=1.0)
+        return sent
+
+    def collect(self, pending: List[Connection], deadline: Optional[float]) -> Tuple[List[RootStatistics], int, List[str]]:
+        """The helpers' replies that come by the deadline (plus the time to reply): statistics,
+        iterations, errors. A helper that does not answer in time is stopped, to be replaced."""
+        limit = time.perf_counter() + HANG_SECONDS if deadline is None else deadline + REPLY_SECONDS
+        results, iterations, errors = [], 0, []
+        waiting = list(pending)
+        while waiting:
+            ready = wait(waiting, timeout=max(0.0, limit - time.perf_counter()))
+            if not ready:
+                break
+            for conn in ready:
+                waiting.remove(conn)
+                try:
+                    status, payload, done = conn.recv()
+                except (EOFError, OSError) as exc:
+                    errors.append(f"a search worker died: {type(exc).__name__}")
+                    continue
+                if status == "ok":
+                    results.append(payload)
+                    iterations += done
+                else:
+                    errors.append(payload)
+        if waiting:
+            errors.append(f"{len(waiting)} search worker(s) did not answer in time")
+            for process, conn in self._helpers:
+                if conn in waiting:
+                    process.kill()
+                    process.join(timeout=1.0)
+        return results, iterations, errors

@@ -1,0 +1,92 @@
+"""Search workers (root parallelism): merged statistics, lifecycle, and helpers that fail or hang."""
+import os
+import time
+
+import pytest
+
+import mcts_bot
+from conftest import turn_position
+from mcts_bot import workers as workers_module
+from mcts_bot.harness.matches import CheckedAgent
+from mcts_bot.harness.games import make_game
+from mcts_bot.workers import action_key, merge, root_statistics
+
+
+def test_merge_adds_the_statistics_of_the_same_actions():
+    game = turn_position(3, seed=1)
+    root = mcts_bot.search(game, iterations=40, seed=0)
+    other = mcts_bot.search(game, iterations=60, seed=1)
+    before = {action_key(c.action): (c.visits, c.total_value) for c in root.children}
+    added = merge(root, root_statistics(other))
+    assert added == sum(c.visits for c in other.children if action_key(c.action) in before)
+    assert added > 0
+    for child in other.children:
+        key = action_key(child.action)
+        merged = next(c for c in root.children if action_key(c.action) == key)
+        assert merged.visits == before[key][0] + child.visits
+        assert merged.total_value == pytest.approx(before[key][1] + child.total_value)
+    assert root.visits == 40 + added
+
+
+def test_workers_search_with_the_agent_and_stop_with_the_game():
+    game = turn_position(3, seed=2)
+    bot = mcts_bot.MCTSBot(seconds=None, iterations=50, seed=0, workers=2)
+    bot.new_game(game, game.active_team)
+    helpers = [process for process, _ in bot.workers._helpers]
+    assert len(helpers) == 1 and helpers[0].is_alive()
+    action = bot.act(game)
+    assert mcts_bot.actions.is_available(game, action)
+    assert bot.last_stats.merged_iterations == 50  # the helper's whole search merged
+    assert bot.last_root.visits == bot.last_stats.iterations + 50
+    assert bot.totals.iterations == 100 and bot.totals.errors == 0
+    bot.end_game(game)
+    helpers[0].join(timeout=5)
+    assert not helpers[0].is_alive()
+
+
+def test_a_full_game_with_workers_is_legal():
+    bot = mcts_bot.MCTSBot(seconds=None, iterations=20, seed=3, workers=2)
+    checker = CheckedAgent(bot)
+    from botbowl.ai.bots.random_bot import RandomBot
+    game = make_game(1, checker, RandomBot("random", seed=3), seed=3)
+    game.init()
+    assert game.state.game_over and checker.illegal == 0 and checker.decisions > 5
+    assert bot.totals.errors == 0 and bot.totals.iterations > 20 * bot.totals.searches
+    assert not any(process.is_alive() for process, _ in bot.workers._helpers)
+
+
+def _hang(*args, **kwargs):
+    time.sleep(600)
+
+
+def _die(*args, **kwargs):
+    os._exit(3)
+
+
+@pytest.mark.parametrize("failure", [_hang, _die], ids=["hangs", "dies"])
+def test_a_failing_worker_costs_iterations_never_the_decision(monkeypatch, failure):
+    # Helpers are forked: patching the search they run makes every helper fail that way.
+    monkeypatch.setattr(workers_module, "run_search", failure)
+    game = turn_position(3, seed=4)
+    bot = mcts_bot.MCTSBot(seconds=0.3, seed=0, workers=2)
+    bot.new_game(game, game.active_team)
+    first = bot.workers._helpers[0][0]
+    start = time.perf_counter()
+    action = bot.act(game)
+    elapsed = time.perf_counter() - start
+    assert mcts_bot.actions.is_available(game, action)
+    assert elapsed < 0.3 + 1.0, f"the decision took {elapsed:.2f} s"
+    assert bot.last_stats.merged_iterations == 0 and bot.last_stats.iterations > 0
+    assert bot.totals.errors == 1
+    monkeypatch.undo()
+    bot.act(game)  # the failed helper is replaced at the next decision
+    first.join(timeout=5)
+    assert not first.is_alive()
+    assert bot.workers._helpers[0][0] is not first and bot.last_stats.merged_iterations > 0
+    bot.end_game(game)
+
+
+def test_bad_worker_counts_fail_clearly():
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="workers must be a positive integer"):
+            mcts_bot.MCTSBot(workers=bad)
