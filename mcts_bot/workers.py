@@ -164,8 +164,7 @@ class SearchWorkers:
                 conn.send((snapshot, team.team_id, budget.iterations, deadline))
                 sent.append(conn)
             except (BrokenPipeError, OSError):
-                process.kill()  # replaced at the next decision
-                process.join(timeout=1.0)
+                self._retire([conn])  # replaced at the next decision
         return sent
 
     def collect(self, pending: List[Connection], deadline: Optional[float]) -> Tuple[List[RootStatistics], int, List[str]]:
@@ -184,6 +183,7 @@ class SearchWorkers:
                     status, payload, done = conn.recv()
                 except (EOFError, OSError) as exc:
                     errors.append(f"a search worker died: {type(exc).__name__}")
+                    self._retire([conn])
                     continue
                 if status == "ok":
                     results.append(payload)
@@ -192,8 +192,13 @@ class SearchWorkers:
                     errors.append(payload)
         if waiting:
             errors.append(f"{len(waiting)} search worker(s) did not answer in time")
-            for process, conn in self._helpers:
-                if conn in waiting:
-                    process.kill()
-                    process.join(timeout=1.0)
+            self._retire(waiting)
         return results, iterations, errors
+
+    def _retire(self, connections: List[Connection]) -> None:
+        """Stop the helpers on these connections and wait for them, so that the next decision
+        sees them gone and starts new ones (a helper that just died can otherwise still look alive)."""
+        for process, conn in self._helpers:
+            if conn in connections:
+                process.kill()
+                process.join(timeout=1.0)

@@ -11,16 +11,12 @@ import sys
 from pathlib import Path
 
 import mcts_bot
-from mcts_bot.harness import cli, evaluation
+from mcts_bot.harness import cli, evaluation, plots
 from mcts_bot.harness.matches import SIDES, check_opponent
 
 
 def plot(curve, path: Path, title: str, target: float) -> Path:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = plots.figure((6, 4))
     for k, side in enumerate(SIDES):
         seconds = [s * (0.96 if k == 0 else 1.04) for s, _ in curve]  # side by side, not on top
         scores = [row.score(side) for _, row in curve]
@@ -38,11 +34,7 @@ def plot(curve, path: Path, title: str, target: float) -> Path:
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8, loc="lower right")
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return plots.save(fig, path)
 
 
 def main() -> None:
@@ -81,9 +73,8 @@ def main() -> None:
     print("| Seconds | Side | W-D-L | Score | Score 95% CI | TDs for-against | Iterations |")
     print("|--------:|------|------:|------:|-------------:|----------------:|-----------:|")
     for seconds, row in curve:
-        iterations = row.cells()[10]
         for side in SIDES:
-            print("| " + " | ".join([f"{seconds:g}"] + row.score_cells(side)[1:] + [iterations]) + " |")
+            print("| " + " | ".join([f"{seconds:g}"] + row.score_cells(side)[1:]) + " |")
     path = plot(curve, args.plot or Path("img") / f"score-vs-seconds-{args.board}.png",
                 f"MCTS ({args.preset}) vs {args.opponent}, {args.board}-player board, "
                 f"{'/'.join(map(str, games))} games per side", target=0.6)

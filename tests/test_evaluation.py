@@ -51,15 +51,15 @@ def test_table_on_made_up_results():
 def test_score_counts_a_draw_as_half_per_side():
     records = [record(3, "home", True, "win", 2, 0), record(3, "home", True, "draw", 1, 1),
                record(3, "home", True, "loss", 0, 1), record(3, "home", True, "draw", 0, 0),
-               record(3, "away", True, "loss", 0, 3)]
+               record(3, "away", True, "loss", 0, 3, iterations=300.0)]
     row = evaluation.summarise(records)[0]
     assert row.score("home")[0] == pytest.approx(0.5) and row.score("away")[0] == 0.0
     assert row.score()[0] == pytest.approx(2 / 5)
     low, high = evaluation.wilson_interval(2, 4)
     assert row.score("home")[1:] == (low, high)
     lines = evaluation.score_table([row]).splitlines()
-    assert lines[2] == f"| Yes | 3 | home | 1-2-1 | 50% | {100 * low:.0f}-{100 * high:.0f}% | 3-2 |"
-    assert lines[3].startswith("| Yes | 3 | away | 0-0-1 | 0% | 0-") and lines[3].endswith("| 0-3 |")
+    assert lines[2] == f"| Yes | 3 | home | 1-2-1 | 50% | {100 * low:.0f}-{100 * high:.0f}% | 3-2 | 100 |"
+    assert lines[3].startswith("| Yes | 3 | away | 0-0-1 | 0% | 0-") and lines[3].endswith("| 0-3 | 300 |")
 
 
 def test_crashed_games_are_left_out_of_the_table(capsys):

@@ -26,6 +26,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 from tqdm import tqdm
 
+from mcts_bot.harness import plots
 from mcts_bot.harness.games import check_team
 from mcts_bot.harness.matches import SIDES, GameSpec, play_game
 from mcts_bot.harness.parallel import check_backend, run_tasks
@@ -191,6 +192,12 @@ class Row:
         sides = SIDES if side is None else (side,)
         return sum(len(self.games[s]) for s in sides)
 
+    def iterations(self, side: Optional[str] = None) -> float:
+        """Mean iterations per search over the games that searched."""
+        sides = SIDES if side is None else (side,)
+        searched = [r for s in sides for r in self.games[s] if r["searches"]]
+        return sum(r["mean_iterations"] for r in searched) / len(searched) if searched else 0.0
+
     def win_rate(self, side: Optional[str] = None) -> tuple:
         """(rate, low, high) of wins over games, for one side or both."""
         n, wins = self._n(side), self._count(side, "win")
@@ -209,18 +216,16 @@ class Row:
         against = sum(r["score"][1] for r in self.games[side])
         return [str(self.board), side, f"{self._count(side, 'win')}-{self._count(side, 'draw')}-"
                 f"{self._count(side, 'loss')}", f"{100 * rate:.0f}%", f"{100 * low:.0f}-{100 * high:.0f}%",
-                f"{self._tds(side)}-{against}"]
+                f"{self._tds(side)}-{against}", f"{self.iterations(side):.0f}"]
 
     def cells(self) -> List[str]:
         n = self._n()
-        searched = [r for s in SIDES for r in self.games[s] if r["searches"]]
-        iterations = sum(r["mean_iterations"] for r in searched) / len(searched) if searched else 0.0
         rate, low, high = self.win_rate()
         return ["Yes" if self.rollouts else "No", str(self.board),
                 f"{self._count('home', 'win')}/{self._n('home')}", str(self._tds("home")),
                 f"{self._count('away', 'win')}/{self._n('away')}", str(self._tds("away")),
                 f"{self._count(None, 'win')}/{n}", str(self._tds(None)),
-                f"{rate:.2f}", f"{self._tds(None) / n:.2f}" if n else "-", f"{iterations:.0f}",
+                f"{rate:.2f}", f"{self._tds(None) / n:.2f}" if n else "-", f"{self.iterations():.0f}",
                 str(self._count(None, "draw")), str(self._count(None, "loss")),
                 f"{100 * low:.0f}-{100 * high:.0f}%"]
 
@@ -250,9 +255,10 @@ def markdown_table(rows: List[Row]) -> str:
 
 
 def score_table(rows: List[Row]) -> str:
-    """Per board and side: wins-draws-losses, the score (win 1, draw 1/2) with its 95% interval, touchdowns."""
-    lines = ["| Rollouts | Env | Side | W-D-L | Score | Score 95% CI | TDs for-against |",
-             "|----------|----:|------|------:|------:|-------------:|----------------:|"]
+    """Per board and side: wins-draws-losses, the score (win 1, draw 1/2) with its 95% interval,
+    touchdowns, mean iterations per search."""
+    lines = ["| Rollouts | Env | Side | W-D-L | Score | Score 95% CI | TDs for-against | Iterations |",
+             "|----------|----:|------|------:|------:|-------------:|----------------:|-----------:|"]
     lines += ["| " + " | ".join(["Yes" if row.rollouts else "No"] + row.score_cells(side)) + " |"
               for row in rows for side in SIDES if row.games[side]]
     return "\n".join(lines) + "\n"
@@ -269,11 +275,7 @@ def csv_table(rows: List[Row]) -> str:
 
 def plot(rows: List[Row], path: Path, title: str) -> Path:
     """Win rate per board size, home and away, rollouts on and off, with 95% intervals."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    fig, ax = plots.figure((7.5, 4.2))
     boards = sorted({row.board for row in rows})
     positions = {board: i for i, board in enumerate(boards)}
     series = [(rollouts, side) for rollouts in (True, False) for side in SIDES
@@ -299,8 +301,4 @@ def plot(rows: List[Row], path: Path, title: str) -> Path:
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8, loc="lower left")
     ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return plots.save(fig, path)

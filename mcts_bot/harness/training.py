@@ -18,6 +18,7 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from mcts_bot.features import NUM_FEATURES
+from mcts_bot.harness import plots
 from mcts_bot.value import ValueModel
 
 
@@ -219,16 +220,12 @@ def scores(model: ValueModel, calibration: Tuple[float, float], test: Games) -> 
 
 def calibration_plot(model: ValueModel, calibration: Tuple[float, float], test: Games, path: Path, title: str) -> Path:
     """Predicted win probability against the observed rate, in ten bins, learned vs calibrated heuristic."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     x, y = test.flat()
     h = np.clip(np.concatenate([np.concatenate([g, 1 - g]) for g in test.heuristic]), 1e-4, 1 - 1e-4)
     a, b = calibration
     series = {"learned value": model.predict(x),
               "threat heuristic, calibrated": 1 / (1 + np.exp(-np.clip(a * np.log(h / (1 - h)) + b, -30, 30)))}
-    fig, ax = plt.subplots(figsize=(5, 4.6))
+    fig, ax = plots.figure((5, 4.6))
     ax.plot([0, 1], [0, 1], color="grey", lw=1, ls="--", label="perfect")
     bins = np.linspace(0, 1, 11)
     for (name, p), marker in zip(series.items(), ("o", "s")):
@@ -241,8 +238,4 @@ def calibration_plot(model: ValueModel, calibration: Tuple[float, float], test: 
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return plots.save(fig, path)
