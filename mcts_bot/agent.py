@@ -25,7 +25,9 @@ from mcts_bot.workers import SearchWorkers, merge
 DecisionHook = Callable[[botbowl.Game, SearchResult, Action], None]
 
 MIN_SEARCH_SECONDS = 0.05  # with less time than this, play a safe action instead of searching
-WORKER_SECONDS = 0.05  # under a clock, held back for sending the state to the workers and merging their results
+# Under a clock, held back for sending the state to the workers, waiting for a late one
+# (workers.LATE_SECONDS) and merging their results.
+WORKER_SECONDS = 0.15
 
 
 @dataclass

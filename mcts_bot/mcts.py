@@ -311,7 +311,8 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
                root: Optional[ActionNode] = None) -> SearchResult:
     """Search from `game`'s current state for `team` (default: the team to act). `game` is not changed.
 
-    `deadline` (a `time.perf_counter()` value) overrides the budget's seconds when it comes first.
+    `deadline` (a `time.perf_counter()` value) overrides the budget's seconds when it comes first; no
+    iteration is started that would end past it at the mean pace so far (the first always runs).
     `root` continues an earlier tree whose node stands for this very state (same hash, same team).
     An iteration that finds a stored action no longer legal (two states that shared a node) is
     dropped and that node rebuilt; it counts in `stats.skipped`, and toward an iteration budget.
@@ -339,7 +340,10 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
         if budget.iterations is not None and iterations + skipped >= budget.iterations:
             break
         now = time.perf_counter()
-        if deadline is not None and now >= deadline:
+        # An iteration is not started that would, at the mean pace so far, end past the deadline:
+        # under a clock, or with search workers waiting to be merged, late is worse than one fewer.
+        pace = (now - iterating_since) / (iterations + skipped) if iterations + skipped else 0.0
+        if deadline is not None and now + pace >= deadline:
             break
         if stop_early and iterations % 8 == 0 and iterations:
             left = math.inf if budget.iterations is None else budget.iterations - iterations - skipped

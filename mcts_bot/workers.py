@@ -11,14 +11,17 @@ with Blood Bowl's wide roots and noisy leaves the independent searches are what 
 need.
 
 Helpers are started once per game (`SearchWorkers.start`), stopped at the end of the game, when the
-agent is collected, and at exit. A helper that fails, dies or does not answer by the deadline is
-stopped and replaced at the next decision: that decision goes on with the statistics that did
-arrive, so a helper can cost a decision some iterations, never the game.
+agent is collected, and at exit; one whose agent's process was killed ends by itself. A helper that fails or dies is replaced at the next decision; one
+that does not answer by the deadline is left to finish, and at the next decision its late reply is
+thrown away and it searches again (on a loaded machine a helper is sometimes a step late), or, if
+it still has not answered, it is stopped and replaced. The decision goes on with the statistics that
+did arrive, so a helper can cost a decision some iterations, never the game.
 """
 from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import pickle
 import time
 import weakref
@@ -39,6 +42,10 @@ log = logging.getLogger("mcts_bot")
 RootStatistics = List[Tuple[tuple, int, float, float]]
 
 REPLY_SECONDS = 0.03  # a helper stops searching this long before the deadline, to send its statistics
+# How long after the deadline a reply is still taken: a helper's last iteration can run long (a
+# scripted completion with pathfinding takes tens of milliseconds), more so on a loaded machine.
+LATE_SECONDS = 0.1
+PARENT_CHECK_SECONDS = 1.0  # how often an idle helper checks that the agent's process is still there
 HANG_SECONDS = 30.0  # without a deadline (an iteration budget), a helper that takes longer is given up
 
 
@@ -74,11 +81,15 @@ def merge(root: ActionNode, statistics: RootStatistics) -> int:
     return added
 
 
-def _serve(conn: Connection, preset: Preset, seed: int) -> None:
-    """A helper's loop: search each state it is sent, reply with the root's statistics."""
+def _serve(conn: Connection, preset: Preset, seed: int, parent: int) -> None:
+    """A helper's loop: search each state it is sent, reply with the root's statistics; end when
+    told to, or when the agent's process is gone (killed without the chance to stop its helpers)."""
     rng = np.random.RandomState(seed)
     while True:
         try:
+            while not conn.poll(PARENT_CHECK_SECONDS):
+                if os.getppid() != parent:
+                    return
             job = conn.recv()
         except (EOFError, OSError):
             return
@@ -130,17 +141,20 @@ class SearchWorkers:
         self.preset = preset
         self.seeds = np.random.RandomState(seed)
         self._helpers: list = []  # (process, connection)
+        self._late: set = set()  # connections of helpers that missed a deadline: a reply is still to come
         self._finalizer = weakref.finalize(self, _stop, self._helpers)
 
     def start(self) -> None:
         """Start the helpers that are not running (all of them at the start of a game)."""
+        self._settle_late()
         alive = [(p, c) for p, c in self._helpers if p.is_alive()]
         _stop([h for h in self._helpers if h not in alive])
         self._helpers[:] = alive
         context = _context()
         while len(self._helpers) < self.count - 1:
             ours, theirs = context.Pipe()
-            process = context.Process(target=_serve, args=(theirs, self.preset, int(self.seeds.randint(2 ** 31))),
+            process = context.Process(target=_serve, args=(theirs, self.preset, int(self.seeds.randint(2 ** 31)),
+                                                            os.getpid()),
                                       name=f"mcts-search-{len(self._helpers) + 1}", daemon=True)
             process.start()
             theirs.close()
@@ -148,6 +162,7 @@ class SearchWorkers:
 
     def stop(self) -> None:
         _stop(self._helpers)
+        self._late.clear()
 
     def submit(self, game: botbowl.Game, team: botbowl.Team, budget: Budget,
                deadline: Optional[float]) -> List[Connection]:
@@ -168,9 +183,9 @@ class SearchWorkers:
         return sent
 
     def collect(self, pending: List[Connection], deadline: Optional[float]) -> Tuple[List[RootStatistics], int, List[str]]:
-        """The helpers' replies that come by the deadline (plus the time to reply): statistics,
+        """The helpers' replies that come by the deadline (plus `LATE_SECONDS`): statistics,
         iterations, errors. A helper that does not answer in time is stopped, to be replaced."""
-        limit = time.perf_counter() + HANG_SECONDS if deadline is None else deadline + REPLY_SECONDS
+        limit = time.perf_counter() + HANG_SECONDS if deadline is None else deadline + LATE_SECONDS
         results, iterations, errors = [], 0, []
         waiting = list(pending)
         while waiting:
@@ -192,8 +207,20 @@ class SearchWorkers:
                     errors.append(payload)
         if waiting:
             errors.append(f"{len(waiting)} search worker(s) did not answer in time")
-            self._retire(waiting)
+            self._late.update(waiting)
         return results, iterations, errors
+
+    def _settle_late(self) -> None:
+        """Throw away the late replies that came; stop the helpers whose reply still has not."""
+        for conn in list(self._late):
+            self._late.discard(conn)
+            try:
+                if conn.poll():
+                    conn.recv()
+                    continue
+            except (EOFError, OSError):
+                pass
+            self._retire([conn])
 
     def _retire(self, connections: List[Connection]) -> None:
         """Stop the helpers on these connections and wait for them, so that the next decision

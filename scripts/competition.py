@@ -4,9 +4,9 @@ opponent for a short series, under the competition configuration: competition mo
 botbowl's `bot-bowl` configuration (120 s per turn, a secondary clock for decisions in the
 opponent's turn), pathfinding. The harness alternates sides, so the bot plays home and away.
 
-Reports per game the score, and for MCTS its decisions, the least time it had left on a clock
-when it answered, and its time-outs (answers after its clock had run out: botbowl then forces
-the turn to end).
+Reports per game the score, and for MCTS its decisions, the seconds per search, the least time it
+had left on a clock when it answered, and its time-outs (answers after its clock had run out:
+botbowl then forces the turn to end).
 """
 import argparse
 import time
@@ -36,7 +36,8 @@ class SeriesRecorder(CheckedAgent):
         super().end_game(game)
         self.games.append(dict(decisions=self.decisions, illegal=self.illegal, timeouts=self.timeouts,
                                min_seconds_left=self.min_seconds_left, searches=self.bot.totals.searches,
-                               mean_iterations=self.bot.totals.mean_iterations, errors=self.bot.totals.errors))
+                               mean_iterations=self.bot.totals.mean_iterations, errors=self.bot.totals.errors,
+                               search_seconds=self.bot.totals.seconds))
 
 
 def main() -> None:
@@ -77,7 +78,9 @@ def main() -> None:
         left = "-" if stats["min_seconds_left"] is None else f"{stats['min_seconds_left']:.1f} s"
         print(f"game {i + 1}: MCTS {side}, {game.home_agent_name} {game.home_result.tds} - {game.away_result.tds} "
               f"{game.away_agent_name}; decisions {stats['decisions']}, searches {stats['searches']}, "
-              f"mean iterations {stats['mean_iterations']:.0f}, least time left on a clock {left}, "
+              f"mean iterations {stats['mean_iterations']:.0f}, "
+              f"seconds per search {stats['search_seconds'] / max(stats['searches'], 1):.2f}, "
+              f"least time left on a clock {left}, "
               f"time-outs {stats['timeouts']}, illegal actions {stats['illegal']}, search errors {stats['errors']}")
     wins = sum(1 for g in results.game_results if g.winner is not None and g.winner.name == mcts.name)
     print(f"MCTS won {wins} of {args.games}")

@@ -3,7 +3,8 @@
 with and without rollouts; the seed's table with draws, losses and 95% intervals, and a plot.
 
 Every game is written to OUT/games.jsonl as soon as it ends; running the same command again
-skips the games already there and plays the rest.
+skips the games already there and plays the rest. Several commands can write to one folder (more
+games, other seeds); `--report` then tables every game in it, playing none.
 """
 import argparse
 import sys
@@ -39,6 +40,8 @@ def main() -> None:
                         help="results folder (default results/evaluation)")
     parser.add_argument("--plot", type=Path, default=None, help="plot file (default img/<name of --out>.png)")
     parser.add_argument("--title", default=None, help="plot title (default: the settings)")
+    parser.add_argument("--report", action="store_true",
+                        help="play nothing: the table and plot of every game in OUT/games.jsonl")
     cli.add_budget_arguments(parser, default=Budget(seconds=1.0))
     args = parser.parse_args()
     budget = cli.budget_from_args(args)
@@ -54,16 +57,25 @@ def main() -> None:
         parser.error(str(exc))
     cli.check_ray(parser, args)
 
-    print(settings.describe(), file=sys.stderr)
-    print(f"results: {args.out / evaluation.RESULTS_FILE}", file=sys.stderr)
-    records = evaluation.run(settings, args.out, workers=args.workers, backend=args.backend,
-                             ray_address=args.ray_address)
+    results = args.out / evaluation.RESULTS_FILE
+    if args.report:
+        records = evaluation.read_results(results)
+        try:
+            title = evaluation.describe_records(records)
+        except ValueError as exc:
+            parser.error(f"--report on {results}: {exc}")
+    else:
+        print(settings.describe(), file=sys.stderr)
+        print(f"results: {results}", file=sys.stderr)
+        records = evaluation.run(settings, args.out, workers=args.workers, backend=args.backend,
+                                 ray_address=args.ray_address)
+        title = settings.describe()
     rows = evaluation.summarise(records)
     table = evaluation.markdown_table(rows) + "\n" + evaluation.score_table(rows)
     (args.out / "table.md").write_text(table, encoding="utf-8")
     (args.out / "table.csv").write_text(evaluation.csv_table(rows), encoding="utf-8")
     plot_path = args.plot or Path("img") / f"{args.out.name}.png"
-    evaluation.plot(rows, plot_path, args.title or settings.describe())
+    evaluation.plot(rows, plot_path, args.title or title)
     print(table)
     problems = {key: sum(r[key] for r in records) for key in ("illegal_actions", "exceptions", "timeouts")}
     problems["crashed games"] = sum(1 for r in records if r["crash"])

@@ -141,6 +141,17 @@ def test_tiny_evaluation_end_to_end(tmp_path):
     assert (out / "table.csv").read_text().startswith("Rollouts,Env,Home Wins")
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "4 games; illegal actions: 0" in result.stdout
+    # Another seed into the same folder; --report tables all six games and plays none.
+    more = run_script("evaluate", "--boards", "1", "--games", "1", "--rollouts", "on", "--iterations", "10",
+                      "--seed", "1", "--out", out, "--plot", plot)
+    assert more.returncode == 0 and "2 games; illegal actions: 0" in more.stdout, more.stderr
+    report = run_script("evaluate", "--report", "--out", out, "--plot", plot)
+    assert report.returncode == 0, report.stderr
+    assert "6 games; illegal actions: 0" in report.stdout
+    assert len((out / evaluation.RESULTS_FILE).read_text().splitlines()) == 6
+    home = {cells[0]: sum(map(int, cells[3].split("-"))) for cells in
+            (line.split(" | ") for line in (out / "table.md").read_text().splitlines() if "| 1 | home |" in line)}
+    assert home == {"| Yes": 2, "| No": 1}  # games of both runs, by row
 
 
 def test_ray_backend_gives_the_same_games(tmp_path):
@@ -151,3 +162,15 @@ def test_ray_backend_gives_the_same_games(tmp_path):
     local = evaluation.run(settings, tmp_path / "local", workers=1, progress=False)
     on_ray = evaluation.run(settings, tmp_path / "ray", workers=2, backend="ray", progress=False)
     assert comparable(local) == comparable(on_ray)
+
+
+def test_a_report_titles_one_setting_and_refuses_a_mix():
+    records = [record(3, "home", True, "win", 2, 0), record(5, "away", True, "loss", 0, 1)]
+    title = evaluation.describe_records(records)
+    assert "boards 3, 5" in title and "2 games" in title and "10 iterations" in title
+    other = record(3, "away", True, "draw", 1, 1)
+    other["spec"] = dict(other["spec"], opponent="scripted")
+    with pytest.raises(ValueError, match="mixes 2 settings.*own --out folder"):
+        evaluation.describe_records(records + [other])
+    with pytest.raises(ValueError, match="no finished games"):
+        evaluation.describe_records([])

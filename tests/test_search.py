@@ -1,5 +1,6 @@
 """The search: leaves the real game alone, keeps its statistics consistent, is reproducible."""
 import math
+import time
 
 import numpy as np
 import pytest
@@ -219,3 +220,15 @@ def test_early_stop_only_for_a_most_visited_final_choice():
                                  rng=np.random.RandomState(0))
     assert mcts_bot.get_preset("default").stop_when_decided
     assert result.stats.iterations == 600
+
+
+def test_no_iteration_is_started_that_would_end_past_the_deadline():
+    def slow(game, team):
+        time.sleep(0.15)
+        return 0.5
+
+    preset = mcts_bot.configure("vanilla", rollouts=False, heuristic=slow)
+    result = mcts_bot.run_search(turn_position(3, seed=3), budget=Budget(seconds=0.4), preset=preset,
+                                 rng=np.random.RandomState(0))
+    # Two iterations fit (about 0.3 s); a third, started at 0.3 s, would end at about 0.45 s.
+    assert result.stats.iterations == 2 and result.stats.seconds < 0.4

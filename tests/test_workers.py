@@ -1,6 +1,9 @@
 """Search workers (root parallelism): merged statistics, lifecycle, and helpers that fail or hang."""
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -79,11 +82,74 @@ def test_a_failing_worker_costs_iterations_never_the_decision(monkeypatch, failu
     assert bot.last_stats.merged_iterations == 0 and bot.last_stats.iterations > 0
     assert bot.totals.errors == 1
     monkeypatch.undo()
-    bot.act(game)  # the failed helper is replaced at the next decision
+    # The failed helper is replaced at the next decision; an iteration budget makes the decision
+    # wait for the new helper's answer however loaded the machine is.
+    bot.budget = mcts_bot.Budget(iterations=20)
+    bot.act(game)
     first.join(timeout=5)
     assert not first.is_alive()
-    assert bot.workers._helpers[0][0] is not first and bot.last_stats.merged_iterations > 0
+    assert bot.workers._helpers[0][0] is not first and bot.last_stats.merged_iterations == 20
     bot.end_game(game)
+
+
+_search = workers_module.run_search
+
+
+def _late(*args, **kwargs):
+    result = _search(*args, **kwargs)
+    time.sleep(0.3)  # past the deadline and the time to reply
+    return result
+
+
+def test_a_late_worker_is_kept_and_its_late_reply_dropped(monkeypatch):
+    monkeypatch.setattr(workers_module, "run_search", _late)
+    game = turn_position(3, seed=5)
+    bot = mcts_bot.MCTSBot(seconds=0.3, seed=0, workers=2)
+    bot.new_game(game, game.active_team)
+    helper = bot.workers._helpers[0][0]
+    bot.act(game)
+    assert bot.last_stats.merged_iterations == 0 and bot.totals.errors == 1
+    time.sleep(1.0)  # the late reply arrives before the next decision
+    bot.act(game)
+    # The same helper searched again (late again: it still sleeps), and the first reply was not
+    # taken for the second decision's.
+    assert bot.workers._helpers[0][0] is helper and helper.is_alive()
+    assert bot.last_stats.merged_iterations == 0 and bot.totals.errors == 2
+    bot.end_game(game)
+
+
+AGENT = """
+import sys, time
+sys.path.insert(0, {tests!r})
+import mcts_bot
+from conftest import turn_position
+game = turn_position(1, seed=0)
+bot = mcts_bot.MCTSBot(iterations=10, seed=0, workers=2)
+bot.new_game(game, game.active_team)
+print(bot.workers._helpers[0][0].pid, flush=True)
+time.sleep(600)
+"""
+
+
+def test_helpers_end_when_the_agent_process_is_killed():
+    # A server stopped by a signal gets no chance to stop its helpers; they must not linger.
+    agent = subprocess.Popen([sys.executable, "-c", AGENT.format(tests=str(Path(__file__).parent))],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        helper = int(agent.stdout.readline())
+        os.kill(helper, 0)  # running
+    finally:
+        agent.kill()
+        agent.wait()
+    for _ in range(100):
+        try:
+            os.kill(helper, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(helper, 9)
+        pytest.fail("the helper outlived the agent's process by 10 s")
 
 
 def test_bad_worker_counts_fail_clearly():

@@ -8,7 +8,8 @@ Each game's seed follows from the base seed and the game's place in its cell (bo
 side, number), so the same command plays the same games whatever the number of workers, and a run
 that was interrupted resumes by playing only the games missing from its results file. Records
 are keyed by everything that defines their game, so one results file can hold several runs (more
-games per side, other boards, another budget) and each command's table uses its own games only.
+games per side, other boards, another budget) and each command's table uses its own games only
+(`describe_records` titles a table of a whole file, refusing one that mixes settings).
 """
 from __future__ import annotations
 
@@ -103,6 +104,28 @@ def read_results(path: Path) -> List[dict]:
             except json.JSONDecodeError:
                 continue  # a half-written last line from an interrupted run: that game is played again
     return records
+
+
+# What makes games comparable in one table; board, side, rollouts and seed are what the table varies.
+SETTING_FIELDS = ("preset", "opponent", "seconds", "iterations", "team", "competition")
+
+
+def describe_records(records: Sequence[dict]) -> str:
+    """A title for a table of finished games; a clear error when they were played with different
+    settings (another preset, opponent, budget, team or clock), which one table must not mix."""
+    if not records:
+        raise ValueError("no finished games to summarise: play some first (without --report)")
+    settings = {tuple(r["spec"].get(k) for k in SETTING_FIELDS) for r in records}
+    if len(settings) > 1:
+        listed = "; ".join(", ".join(f"{k}={v}" for k, v in zip(SETTING_FIELDS, values))
+                           for values in sorted(settings, key=str))
+        raise ValueError(f"the results file mixes {len(settings)} settings ({listed}): "
+                         f"give each setting its own --out folder")
+    preset, opponent, seconds, iterations, team, competition = next(iter(settings))
+    boards = sorted({r["spec"]["board"] for r in records})
+    return (f"MCTS ({preset}) vs {opponent}, boards {', '.join(map(str, boards))}, "
+            f"{Budget(seconds=seconds, iterations=iterations)}, {len(records)} games"
+            + (", competition clocks" if competition else ""))
 
 
 def drop_partial_last_line(path: Path) -> None:
@@ -274,7 +297,7 @@ def csv_table(rows: List[Row]) -> str:
 
 
 def plot(rows: List[Row], path: Path, title: str) -> Path:
-    """Win rate per board size, home and away, rollouts on and off, with 95% intervals."""
+    """The score (win 1, draw 1/2) per board size, home and away, rollouts on and off, with 95% intervals."""
     fig, ax = plots.figure((7.5, 4.2))
     boards = sorted({row.board for row in rows})
     positions = {board: i for i, board in enumerate(boards)}
@@ -286,7 +309,7 @@ def plot(rows: List[Row], path: Path, title: str) -> Path:
         for row in rows:
             if row.rollouts != rollouts or not row.games[side]:
                 continue
-            rate, low, high = row.win_rate(side)
+            rate, low, high = row.score(side)
             xs.append(positions[row.board] - 0.4 + width * (k + 0.5))
             ys.append(rate)
             lows.append(rate - low)
@@ -296,9 +319,11 @@ def plot(rows: List[Row], path: Path, title: str) -> Path:
                color=("#1f77b4" if side == "home" else "#ff7f0e"), alpha=1.0 if rollouts else 0.55,
                hatch=None if rollouts else "//")
     ax.set_xticks(range(len(boards)), [f"{b} player{'s' if b > 1 else ''}" for b in boards])
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel("MCTS win rate (95% CI)")
+    ax.set_ylim(0, 1.18)  # room above the bars for the legend
+    ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
+    ax.axhline(0.5, color="grey", ls=":", lw=1)
+    ax.set_ylabel("MCTS score: win 1, draw 1/2 (95% CI)")
     ax.set_title(title, fontsize=9)
-    ax.legend(fontsize=8, loc="lower left")
+    ax.legend(fontsize=8, loc="upper center", ncol=len(series))
     ax.grid(axis="y", alpha=0.3)
     return plots.save(fig, path)
