@@ -11,11 +11,12 @@ with Blood Bowl's wide roots and noisy leaves the independent searches are what 
 need.
 
 Helpers are started once per game (`SearchWorkers.start`), stopped at the end of the game, when the
-agent is collected, and at exit; one whose agent's process was killed ends by itself. A helper that fails or dies is replaced at the next decision; one
-that does not answer by the deadline is left to finish, and at the next decision its late reply is
-thrown away and it searches again (on a loaded machine a helper is sometimes a step late), or, if
-it still has not answered, it is stopped and replaced. The decision goes on with the statistics that
-did arrive, so a helper can cost a decision some iterations, never the game.
+agent is collected, and at exit; one whose agent's process was killed ends by itself. A helper
+that fails or dies is replaced at the next decision; one that does not answer by the deadline is
+left to finish, and at the next decision its late reply is thrown away and it searches again (on a
+loaded machine a helper is sometimes a step late), or, if it still has not answered, it is stopped
+and replaced. The decision goes on with the statistics that did arrive, so a helper can cost a
+decision some iterations, never the game.
 """
 from __future__ import annotations
 

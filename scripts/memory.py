@@ -11,7 +11,7 @@ from pathlib import Path
 from botbowl.ai.bots.random_bot import RandomBot
 
 import mcts_bot
-from mcts_bot.harness import cli
+from mcts_bot.harness import cli, plots
 from mcts_bot.harness.games import make_game
 from mcts_bot.mcts import Budget
 
@@ -58,10 +58,7 @@ def main() -> None:
           f"last quarter mean {last:.0f} MiB, max {max(r[1] for r in rows):.0f} MiB; "
           f"largest tree {max(r[2] for r in rows)} nodes")
 
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    fig, ax = plots.figure((7.5, 3.6))
     ax.plot([r[0] for r in rows], [r[1] for r in rows], label="resident memory (MiB)")
     ax.set_xlabel(f"search (decision) in one game on the {args.board}-player board")
     ax.set_ylabel("MiB")
@@ -73,9 +70,7 @@ def main() -> None:
     lines = ax.get_lines() + twin.get_lines()
     ax.legend(lines, [line.get_label() for line in lines], loc="lower center", fontsize=8, framealpha=0.9)
     ax.set_title(f"MCTS vs random, {budget}: memory stays flat", fontsize=9)
-    fig.tight_layout()
-    args.plot.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(args.plot, dpi=110)
+    plots.save(fig, args.plot)
     print(f"csv: {args.out}, plot: {args.plot}")
 
 
