@@ -41,6 +41,7 @@ class GameTotals:
     errors: int = 0  # searches stopped by an error, and decisions that fell back to a safe action after one
     safe_actions: int = 0  # decisions played without a search result (no time, or a failure)
     reused_trees: int = 0  # searches that went on from the previous search's subtree (reuse_tree)
+    overruled: int = 0  # with priors: searches whose choice was not the child the priors put first
 
     @property
     def mean_iterations(self) -> float:
@@ -172,6 +173,8 @@ class MCTSBot(botbowl.Agent):
         chosen = self._choose(result.root)
         if chosen is None:
             return self._fallback(game)
+        # expand_all put the root's children in prior order: the first is the priors' own choice.
+        self.totals.overruled += self.preset.priors is not None and chosen is not result.root.children[0]
         if self.preset.reuse_tree:
             self._played = chosen
         action = chosen.action

@@ -61,8 +61,9 @@ SCALE = 0.04  # value per unit of the sum above: linear, so a move forward count
 NON_TERMINAL_RANGE = 0.48  # non-terminal values stay within 0.5 +- this: a won game (1.0) is worth more
 
 
-def _players_value(game: botbowl.Game, team: botbowl.Team) -> float:
-    """Minus what the team has lost: players down, stunned, knocked out, hurt or sent off."""
+def _losses(game: botbowl.Game, team: botbowl.Team) -> tuple:
+    """(down, stunned, knocked out, out): the team's players on the pitch but not standing, and those
+    off it for good in this drive (knocked out) or in this game (hurt or sent off)."""
     down = stunned = 0
     for player in team.players:
         if player.position is not None and not player.state.up:
@@ -71,8 +72,13 @@ def _players_value(game: botbowl.Game, team: botbowl.Team) -> float:
             else:
                 down += 1
     out = len(game.get_casualties(team)) + len(game.get_dungeon(team))
-    return -(PLAYER_DOWN * down + PLAYER_STUNNED * stunned + PLAYER_KO * len(game.get_knocked_out(team))
-             + PLAYER_OUT * out)
+    return down, stunned, len(game.get_knocked_out(team)), out
+
+
+def _players_value(game: botbowl.Game, team: botbowl.Team) -> float:
+    """Minus what the team has lost: players down, stunned, knocked out, hurt or sent off."""
+    down, stunned, knocked_out, out = _losses(game, team)
+    return -(PLAYER_DOWN * down + PLAYER_STUNNED * stunned + PLAYER_KO * knocked_out + PLAYER_OUT * out)
 
 
 def _standing(team: botbowl.Team):
@@ -228,15 +234,7 @@ def drive_value(game: botbowl.Game, carrier: botbowl.Player, moves_next: bool) -
 
 
 def _players_lost(game: botbowl.Game, team: botbowl.Team) -> float:
-    down = stunned = 0
-    for player in team.players:
-        if player.position is not None and not player.state.up:
-            if player.state.stunned:
-                stunned += 1
-            else:
-                down += 1
-    out = len(game.get_casualties(team)) + len(game.get_dungeon(team))
-    knocked_out = len(game.get_knocked_out(team))
+    down, stunned, knocked_out, out = _losses(game, team)
     one_player = TEAM_WORTH / max(1, game.config.pitch_max)
     return one_player * (PLAYER_LOSS["down"] * down + PLAYER_LOSS["stunned"] * stunned
                          + PLAYER_LOSS["knocked_out"] * knocked_out + PLAYER_LOSS["out"] * out)

@@ -10,6 +10,7 @@ size ships in `mcts_bot/models/` (`value-<players>.npz`, a few kilobytes). `lear
 from __future__ import annotations
 
 import functools
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Optional
@@ -18,7 +19,7 @@ import botbowl
 import numpy as np
 
 from mcts_bot.features import FEATURE_NAMES, features
-from mcts_bot.heuristics import game_result
+from mcts_bot.heuristics import game_result, threat_heuristic
 
 MODELS = Path(__file__).parent / "models"
 
@@ -84,9 +85,25 @@ def model_for(board_size: int) -> ValueModel:
     return ValueModel.load(path)
 
 
+@functools.lru_cache(maxsize=None)
+def _model_or_none(board_size: int) -> Optional[ValueModel]:
+    try:
+        return model_for(board_size)
+    except FileNotFoundError as missing:
+        logging.getLogger("mcts_bot").warning("%s; until then the threat heuristic scores the leaves", missing)
+        return None
+
+
 def learned_value(game: botbowl.Game, team: botbowl.Team) -> float:
-    """The learned chance that `team` wins (a finished game is 1, 0.5 or 0)."""
+    """The learned chance that `team` wins (a finished game is 1, 0.5 or 0).
+
+    On a board size no model was trained for, the threat heuristic stands in (with a warning, once):
+    a custom board plays on rather than failing every search.
+    """
     if game.state.game_over:
         return game_result(game, team)
-    value = float(model_for(game.config.pitch_max).predict(features(game, team))[0])
+    model = _model_or_none(game.config.pitch_max)
+    if model is None:
+        return threat_heuristic(game, team)
+    value = float(model.predict(features(game, team))[0])
     return min(0.999, max(0.001, value))

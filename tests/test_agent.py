@@ -58,9 +58,12 @@ def test_stats_after_a_decision():
 @pytest.mark.parametrize("mcts_home", [True, False])
 @pytest.mark.parametrize("preset", ["default", "vanilla"])
 def test_full_game_against_random_only_legal_actions(board, mcts_home, preset):
-    mismatches = []
+    mismatches, overruled = [], []
 
     def check_root(game, result, action):
+        if result.root.children and result.root.children[0].prior is not None:
+            top = max(result.root.children, key=lambda child: child.prior)
+            overruled.append(top.action is not action)
         # The tree's root offers exactly what the real game offers the bot; a reused root is this very state.
         if sorted(map(action_key, result.root.actions)) != sorted(map(action_key, mcts_bot.legal_actions(game))):
             mismatches.append(action)
@@ -76,5 +79,7 @@ def test_full_game_against_random_only_legal_actions(board, mcts_home, preset):
     assert game.state.game_over
     assert bot.decisions > 10 and bot.illegal == 0 and mismatches == []
     assert mcts.totals.errors == 0 and mcts.totals.safe_actions == 0
+    # The count of choices other than the priors' first is what the decisions show (vanilla has no priors).
+    assert mcts.totals.overruled == sum(overruled)
     if preset == "default":
-        assert mcts.totals.reused_trees > 0
+        assert mcts.totals.reused_trees > 0 and len(overruled) == mcts.totals.searches

@@ -8,10 +8,13 @@ from conftest import run_script
 from mcts_bot.harness import evaluation
 from mcts_bot.harness.matches import GameSpec
 
-def record(board, side, rollouts, result, mine, theirs, iterations=100.0):
+def record(board, side, rollouts, result, mine, theirs, iterations=100.0, overruled=None):
     spec = GameSpec(board=board, side=side, rollouts=rollouts, seed=0, iterations=10)
-    return {"key": f"{board}{side}{rollouts}{result}{mine}{theirs}", "spec": spec.__dict__, "result": result,
+    game = {"key": f"{board}{side}{rollouts}{result}{mine}{theirs}", "spec": spec.__dict__, "result": result,
             "score": [mine, theirs], "searches": 10, "mean_iterations": iterations, "crash": None}
+    if overruled is not None:  # records written before the count existed have no such field
+        game["overruled"] = overruled
+    return game
 
 
 def test_wilson_interval_known_values():
@@ -49,8 +52,8 @@ def test_table_on_made_up_results():
 
 
 def test_score_counts_a_draw_as_half_per_side():
-    records = [record(3, "home", True, "win", 2, 0), record(3, "home", True, "draw", 1, 1),
-               record(3, "home", True, "loss", 0, 1), record(3, "home", True, "draw", 0, 0),
+    records = [record(3, "home", True, "win", 2, 0, overruled=1), record(3, "home", True, "draw", 1, 1, overruled=2),
+               record(3, "home", True, "loss", 0, 1, overruled=0), record(3, "home", True, "draw", 0, 0, overruled=3),
                record(3, "away", True, "loss", 0, 3, iterations=300.0)]
     row = evaluation.summarise(records)[0]
     assert row.score("home")[0] == pytest.approx(0.5) and row.score("away")[0] == 0.0
@@ -58,8 +61,9 @@ def test_score_counts_a_draw_as_half_per_side():
     low, high = evaluation.wilson_interval(2, 4)
     assert row.score("home")[1:] == (low, high)
     lines = evaluation.score_table([row]).splitlines()
-    assert lines[2] == f"| Yes | 3 | home | 1-2-1 | 50% | {100 * low:.0f}-{100 * high:.0f}% | 3-2 | 100 |"
-    assert lines[3].startswith("| Yes | 3 | away | 0-0-1 | 0% | 0-") and lines[3].endswith("| 0-3 | 300 |")
+    # 6 of the 40 searches at home chose another child than the priors' first; away games are old records.
+    assert lines[2] == f"| Yes | 3 | home | 1-2-1 | 50% | {100 * low:.0f}-{100 * high:.0f}% | 3-2 | 100 | 15% |"
+    assert lines[3].startswith("| Yes | 3 | away | 0-0-1 | 0% | 0-") and lines[3].endswith("| 0-3 | 300 | - |")
 
 
 def test_crashed_games_are_left_out_of_the_table(capsys):

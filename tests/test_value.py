@@ -133,6 +133,25 @@ def test_a_missing_model_names_the_commands_that_build_it(monkeypatch, tmp_path)
         model_for.cache_clear()
 
 
+def test_a_board_without_a_model_is_scored_by_the_threat_heuristic(monkeypatch, tmp_path, caplog):
+    import mcts_bot.value as value
+    from mcts_bot.heuristics import threat_heuristic
+    monkeypatch.setattr(value, "MODELS", tmp_path)
+    model_for.cache_clear()
+    value._model_or_none.cache_clear()
+    try:
+        game = turn_position(3, seed=7)
+        home = game.state.home_team
+        with caplog.at_level("WARNING", logger="mcts_bot"):
+            assert learned_value(game, home) == threat_heuristic(game, home)
+            learned_value(game, home)
+        warnings = [r for r in caplog.records if "no learned value for the 3-player board" in r.getMessage()]
+        assert len(warnings) == 1, "the fallback is announced once, not at every leaf"
+    finally:
+        model_for.cache_clear()
+        value._model_or_none.cache_clear()
+
+
 @pytest.mark.parametrize("board", BOARDS)
 def test_a_model_ships_for_every_board(board):
     assert model_path(board).exists(), f"no shipped model for the {board}-player board"

@@ -221,6 +221,14 @@ class Row:
         searched = [r for s in sides for r in self.games[s] if r["searches"]]
         return sum(r["mean_iterations"] for r in searched) / len(searched) if searched else 0.0
 
+    def overruled(self, side: str) -> str:
+        """The share of searches whose choice was not the priors' first, or "-" (no priors, or
+        records older than this count)."""
+        searched = [r for r in self.games[side] if r["searches"]]
+        if not searched or any("overruled" not in r for r in searched):
+            return "-"
+        return f"{100 * sum(r['overruled'] for r in searched) / sum(r['searches'] for r in searched):.0f}%"
+
     def win_rate(self, side: Optional[str] = None) -> tuple:
         """(rate, low, high) of wins over games, for one side or both."""
         n, wins = self._n(side), self._count(side, "win")
@@ -239,7 +247,7 @@ class Row:
         against = sum(r["score"][1] for r in self.games[side])
         return [str(self.board), side, f"{self._count(side, 'win')}-{self._count(side, 'draw')}-"
                 f"{self._count(side, 'loss')}", f"{100 * rate:.0f}%", f"{100 * low:.0f}-{100 * high:.0f}%",
-                f"{self._tds(side)}-{against}", f"{self.iterations(side):.0f}"]
+                f"{self._tds(side)}-{against}", f"{self.iterations(side):.0f}", self.overruled(side)]
 
     def cells(self) -> List[str]:
         n = self._n()
@@ -279,9 +287,9 @@ def markdown_table(rows: List[Row]) -> str:
 
 def score_table(rows: List[Row]) -> str:
     """Per board and side: wins-draws-losses, the score (win 1, draw 1/2) with its 95% interval,
-    touchdowns, mean iterations per search."""
-    lines = ["| Rollouts | Env | Side | W-D-L | Score | Score 95% CI | TDs for-against | Iterations |",
-             "|----------|----:|------|------:|------:|-------------:|----------------:|-----------:|"]
+    touchdowns, mean iterations per search, and how often the search overruled its priors' first choice."""
+    lines = ["| Rollouts | Env | Side | W-D-L | Score | Score 95% CI | TDs for-against | Iterations | Prior overruled |",
+             "|----------|----:|------|------:|------:|-------------:|----------------:|-----------:|----------------:|"]
     lines += ["| " + " | ".join(["Yes" if row.rollouts else "No"] + row.score_cells(side)) + " |"
               for row in rows for side in SIDES if row.games[side]]
     return "\n".join(lines) + "\n"

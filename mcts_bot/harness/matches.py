@@ -159,6 +159,7 @@ def play_game(spec: GameSpec) -> dict:
         "decisions": totals.decisions,
         "searches": totals.searches,
         "mean_iterations": totals.mean_iterations,
+        "overruled": totals.overruled,
         "search_errors": totals.errors,
         "safe_actions": totals.safe_actions,
         "illegal_actions": mcts.illegal,
