@@ -44,7 +44,7 @@ def material_heuristic(game: botbowl.Game, team: botbowl.Team) -> float:
 
 
 # --------------------------------------------------------------------------------------------------
-# The default heuristic: the score first, then the ball, then the players.
+# The progress heuristic (the `previous` preset's): the score first, then the ball, then the players.
 
 TOUCHDOWN = 1.0  # one touchdown is worth more than anything the ball or the players can add
 POSSESSION = 0.3

@@ -7,16 +7,16 @@ most visited child. It stays unchanged as the baseline every improvement is meas
 `default` is what `MCTSBot()` and `botbowl.make_bot("mcts")` play: it plans with Blood Bowl
 knowledge. PUCT over knowledge priors (the scripted policy's choice first, then block dice odds,
 path success and square values); each new leaf's player action finished by the scripted policy
-before the threat heuristic reads the board; a move and the end of that player's action as one
-decision; the subtree of the reached state kept for the next decision; a search that stops once
-its choice cannot change.
+before the learned value (`mcts_bot.value`, seed 001) scores the board; a move and the end of that
+player's action as one decision; the subtree of the reached state kept for the next decision; a
+search that stops once its choice cannot change. `learned` is the same settings under the name its
+measurements were run with.
 
-`learned` is the default with the learned value (`mcts_bot.value`, seed 001) in place of the threat
-heuristic at the leaves; it needs the shipped model for the board size.
-
-`previous` is the default before that (commit 2fa6f01): progress heuristic, best-prior-first
-expansion with progressive widening, normalised UCB1. The other presets each take one idea out of
-the default, for the README's measurements of what each is worth.
+`default-threat-heuristic` is the default before the learned value (up to commit 2377935): the
+hand-made threat heuristic at the leaves. `previous` is the default before the knowledge-based
+search (commit 2fa6f01): progress heuristic, best-prior-first expansion with progressive widening,
+normalised UCB1. The other presets each take one idea out of the default, for the README's
+measurements of what each is worth.
 """
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ DEFAULT = dataclasses.replace(
     tree_policy=puct,
     final_policy=robust_child,
     priors=knowledge_priors,
-    heuristic=threat_heuristic,
+    heuristic=learned_value,
     rollouts=True,
     rollout_policy=scripted_action,
     rollout_horizon="action",
@@ -86,7 +86,7 @@ DEFAULT = dataclasses.replace(
     stop_when_decided=True,
 )
 
-LEARNED = dataclasses.replace(DEFAULT, name="learned", heuristic=learned_value)
+LEARNED = dataclasses.replace(DEFAULT, name="learned")
 
 PREVIOUS = dataclasses.replace(
     VANILLA,
@@ -102,6 +102,7 @@ PREVIOUS = dataclasses.replace(
 # Each idea of the default taken out on its own (or one added); the seed's away fix (random
 # expansion order) added to vanilla on its own: the presets behind the README's ablation rows.
 ABLATIONS = (
+    dataclasses.replace(DEFAULT, name="default-threat-heuristic", heuristic=threat_heuristic),
     dataclasses.replace(DEFAULT, name="default-progress-heuristic", heuristic=progress_heuristic),
     dataclasses.replace(DEFAULT, name="default-previous-priors", priors=progress_priors),
     dataclasses.replace(DEFAULT, name="default-uniform-priors", priors=uniform_priors),
