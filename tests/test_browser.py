@@ -101,8 +101,9 @@ def test_web_ui_plays_the_bot(chromium, web_ui, tmp_path):
 
     # between two of the human's turns the bot played one: its turn counter went on, its players acted
     # (the log shows it, in the away team's colour) and moved on the board (the human only ended turns)
+    # (not between every two: after a touchdown, a Quick Snap kick-off gives the human a turn of its own)
     bot_turns = [turn.bot_turn for turn in turns]
-    assert all(b is not None and (a or 0) < b for a, b in zip(bot_turns, bot_turns[1:])), bot_turns
+    assert None not in bot_turns and bot_turns == sorted(bot_turns) and bot_turns[-1] - bot_turns[0] >= 2, bot_turns
     assert any(side == "away" and ("turn is over" in text or "starts a" in text)
                for turn in turns for side, text in turn.log)
     assert len({turn.bot_pieces for turn in turns}) > 1
