@@ -65,11 +65,11 @@ def main() -> None:
         except ValueError as exc:
             parser.error(f"--report on {results}: {exc}")
     else:
-        print(settings.describe(), file=sys.stderr)
+        title = settings.describe()
+        print(title, file=sys.stderr)
         print(f"results: {results}", file=sys.stderr)
         records = evaluation.run(settings, args.out, workers=args.workers, backend=args.backend,
                                  ray_address=args.ray_address)
-        title = settings.describe()
     rows = evaluation.summarise(records)
     table = evaluation.markdown_table(rows) + "\n" + evaluation.score_table(rows)
     (args.out / "table.md").write_text(table, encoding="utf-8")
