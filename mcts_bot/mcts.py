@@ -9,13 +9,12 @@ from __future__ import annotations
 import logging
 import math
 import time
-from copy import deepcopy
 from dataclasses import dataclass
 from typing import List, Optional, Union
 
 import botbowl
 import numpy as np
-from botbowl.core import Action, Agent
+from botbowl.core import Action
 from botbowl.core.game import InvalidActionError
 
 from mcts_bot import actions as game_actions
@@ -24,6 +23,7 @@ from mcts_bot.nodes import ActionNode, ChanceNode
 from mcts_bot.policies import most_visited
 from mcts_bot.presets import Preset, configure
 from mcts_bot.priors import action_priors
+from mcts_bot.search_copy import private_copy
 
 logger = logging.getLogger("mcts_bot")
 _logged_failures: set = set()
@@ -105,48 +105,6 @@ class SearchStats:
 class SearchResult:
     root: ActionNode
     stats: SearchStats
-
-
-def private_copy(game: botbowl.Game, seed: int) -> botbowl.Game:
-    """A deep copy of `game` for searching: forward model on, placeholder agents, its own dice.
-
-    The agents are replaced by placeholders with the same ids and the same kind (bot or human), so
-    that botbowl offers the same choices as in the real game, while the copy does not drag the real
-    bots (and their trees) along. The search steps the copy with `actions.advance`, which never asks
-    the agents; a placeholder asked anyway would raise. The ruleset, the arena and the (immutable)
-    report objects are shared rather than copied: they are only read.
-
-    The copy's forward model starts with an empty log of its own. When the real game's forward
-    model is on too, its log (the game's whole history) is not copied, and the copy's report list
-    logs to the copy's log, so that reverting the copy removes the reports its steps added.
-    """
-    home, away = game.home_agent, game.away_agent
-    memo = {
-        id(home): Agent(home.name, human=home.human, agent_id=home.agent_id),
-        id(away): Agent(away.name, human=away.human, agent_id=away.agent_id),
-        id(game.ruleset): game.ruleset,
-        id(game.arena): game.arena,
-    }
-    if game.replay is not None:
-        memo[id(game.replay)] = None
-    reports = game.state.reports
-    logged = game.trajectory.enabled
-    if logged:
-        # Every logged object of the state points at the game's trajectory; the copies point at a fresh one.
-        forward_model = botbowl.core.forward_model
-        trajectory = memo[id(game.trajectory)] = forward_model.Trajectory()
-        memo[id(reports)] = forward_model.ReversibleList.init_reversible_list(list(reports), trajectory)
-    else:
-        memo[id(reports)] = list(reports)  # enable_forward_model makes it a logged list
-    clone = deepcopy(game, memo)
-    clone.config.competition_mode = False  # no clocks in the search
-    clone.config.debug_mode = False
-    clone.set_seed(seed)  # the real game's dice stay unknown to the search
-    if logged:
-        clone.trajectory.enabled = True
-    else:
-        clone.enable_forward_model()
-    return clone
 
 
 class _Search:

@@ -33,9 +33,10 @@ import botbowl
 import numpy as np
 from botbowl.core import Action
 
-from mcts_bot.mcts import Budget, run_search, private_copy
+from mcts_bot.mcts import Budget, run_search
 from mcts_bot.nodes import ActionNode
 from mcts_bot.presets import Preset
+from mcts_bot.search_copy import private_copy
 
 log = logging.getLogger("mcts_bot")
 

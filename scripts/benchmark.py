@@ -5,6 +5,9 @@ For every board it reports iterations per second and where the time goes: copyin
 botbowl's step/revert (the forward model) and the search's own bookkeeping (selection, hashing,
 node creation, evaluation, backup). With --profile it also prints the top functions by own time.
 
+With --paths-memo both it times every search with and without the search copy's memo of botbowl's
+paths (`mcts_bot/search_copy.py`), interleaved.
+
 With --workers 1 2 it compares instead the iterations per decision of `MCTSBot(workers=N)` at the
 same seconds per decision, on the same positions, the settings interleaved position by position
 (iterations of all the workers' searches, merged at the root).
@@ -19,6 +22,7 @@ import mcts_bot
 from mcts_bot.harness import cli
 from mcts_bot.harness.games import BOARD_SIZES, random_position
 from mcts_bot.mcts import Budget
+from mcts_bot.search_copy import SearchGame
 
 # Positions: (seed, random steps from the start); each lands in the middle of a drive.
 POSITIONS = ((1, 40), (2, 80), (3, 120))
@@ -30,6 +34,9 @@ def main() -> None:
                         help="board sizes (default: all)")
     cli.add_preset_argument(parser)
     parser.add_argument("--rollouts", choices=["on", "off"], help="override the preset's rollouts")
+    parser.add_argument("--paths-memo", choices=["on", "off", "both"], default="on",
+                        help="botbowl's paths remembered by state in the search's copy (default on); "
+                             "both: each search with and without, interleaved")
     parser.add_argument("--profile", action="store_true", help="also profile the searches and print the hot spots")
     parser.add_argument("--workers", type=cli.positive_int, nargs="+", metavar="N",
                         help="compare these numbers of search workers at a seconds budget (default 1 s)")
@@ -45,30 +52,36 @@ def main() -> None:
     rollouts = None if args.rollouts is None else args.rollouts == "on"
     preset = mcts_bot.configure(args.preset, rollouts=rollouts)
 
+    memo_settings = {"on": [True], "off": [False], "both": [True, False]}[args.paths_memo]
     print(f"preset {preset.name}, rollouts {'on' if preset.rollouts else 'off'}, {budget}, "
           f"positions (seed, steps) {POSITIONS}\n")
-    print("| Board | Searches | Iterations | Iterations/s | Copy ms | botbowl share | own share | Nodes |")
-    print("|------:|---------:|-----------:|-------------:|--------:|--------------:|----------:|------:|")
+    print("| Board | Paths memo | Searches | Iterations | Iterations/s | Copy ms | botbowl share | own share | Nodes |")
+    print("|------:|-----------|---------:|-----------:|-------------:|--------:|--------------:|----------:|------:|")
     profiler = cProfile.Profile() if args.profile else None
     for board in args.boards:
-        runs = []
+        runs = {memo: [] for memo in memo_settings}
         for seed, steps in POSITIONS:
             game = random_position(board, seed=seed, steps=steps)
             if game.state.game_over:
                 continue
-            if profiler:
-                profiler.enable()
-            runs.append(mcts_bot.run_search(game, budget=budget, preset=preset, rng=np.random.RandomState(seed)).stats)
-            if profiler:
-                profiler.disable()
-        iterations = sum(s.iterations for s in runs)
-        seconds = sum(s.seconds for s in runs)
-        copying = sum(s.copy_seconds for s in runs)
-        in_botbowl = sum(s.botbowl_seconds for s in runs)
-        iterating = seconds - copying
-        print(f"| {board} | {len(runs)} | {iterations} | {iterations / seconds:.0f} | {1000 * copying / len(runs):.0f} "
-              f"| {100 * in_botbowl / iterating:.1f}% | {100 * (iterating - in_botbowl) / iterating:.1f}% "
-              f"| {sum(s.nodes for s in runs)} |")
+            for memo in memo_settings:  # interleaved: the machine's load falls on every setting alike
+                SearchGame.remember_paths = memo
+                if profiler:
+                    profiler.enable()
+                result = mcts_bot.run_search(game, budget=budget, preset=preset, rng=np.random.RandomState(seed))
+                runs[memo].append(result.stats)
+                if profiler:
+                    profiler.disable()
+        for memo, stats in runs.items():
+            iterations = sum(s.iterations for s in stats)
+            seconds = sum(s.seconds for s in stats)
+            copying = sum(s.copy_seconds for s in stats)
+            in_botbowl = sum(s.botbowl_seconds for s in stats)
+            iterating = seconds - copying
+            print(f"| {board} | {'on' if memo else 'off'} | {len(stats)} | {iterations} | {iterations / seconds:.0f} "
+                  f"| {1000 * copying / len(stats):.0f} | {100 * in_botbowl / iterating:.1f}% "
+                  f"| {100 * (iterating - in_botbowl) / iterating:.1f}% | {sum(s.nodes for s in stats)} |")
+    SearchGame.remember_paths = True
     if profiler:
         print()
         pstats.Stats(profiler).sort_stats("tottime").print_stats(25)

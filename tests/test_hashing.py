@@ -14,7 +14,7 @@ from botbowl.core.table import CasualtyEffect, CasualtyType, OutcomeType, RollTy
 from conftest import action_key, turn_position, with_apothecaries
 from mcts_bot import actions, game_state_hash
 from mcts_bot.harness.games import BOARD_SIZES, random_position
-from mcts_bot.mcts import private_copy
+from mcts_bot.search_copy import private_copy
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from botbowl.core import ActionType
 from conftest import action_key, advance_until, turn_position
 from mcts_bot import actions
 from mcts_bot.heuristics import game_result, material_heuristic, progress_heuristic
-from mcts_bot.mcts import private_copy
+from mcts_bot.search_copy import private_copy
 from mcts_bot.priors import action_priors, prior_order
 
 
