@@ -18,6 +18,7 @@ import botbowl
 import numpy as np
 
 from mcts_bot.heuristics import carrier_danger, future_turns, game_left, next_mover, scoring_chance
+from mcts_bot.tackle_zones import TackleZones
 
 _CARRIER = ["distance", "turns_needed_fit", "danger", "scoring_chance", "tackle_zones", "guards", "reach"]
 _TEAM = ["standing", "down", "stunned", "knocked_out", "out", "rerolls", "future_turns", "unused", "exposed"]
@@ -62,12 +63,13 @@ def _team_features(game: botbowl.Game, team: botbowl.Team) -> List[float]:
     size = max(1, game.config.pitch_max)
     standing = down = stunned = unused = exposed = 0
     acting = game.state.current_team is not None and game.state.current_team.team_id == team.team_id
+    zones = TackleZones(game, team)
     for player in team.players:
         if player.position is None:
             continue
         if player.state.up:
             standing += 1
-            if game.num_tackle_zones_in(player) > 0:
+            if zones.at(player.position) > 0:
                 exposed += 1
             if acting and not player.state.used:
                 unused += 1

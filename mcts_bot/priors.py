@@ -171,13 +171,12 @@ def _start_logit(board, action: Action) -> float:
     player = action.player
     if player is None or player.position is None:
         return logit
-    game = board.game
     if action.action_type == ActionType.START_BLOCK:
         best = _best_block(board, player)
         return logit + (2.0 * best if best is not None else -1.0)
     if player is board.our_carrier:
         logit -= 0.5  # the carrier moves last, once blocks and the cage are done
-    elif game.num_tackle_zones_in(player) > 0:
+    elif board.tackle_zones.at(player.position) > 0:
         logit -= 0.5  # leaving a tackle zone takes a dodge
     if action.action_type == ActionType.START_BLITZ and board.their_carrier is not None and \
             player.position.distance(board.their_carrier.position) <= player.get_ma() + 3:
@@ -202,7 +201,7 @@ def _target_logit(board, player, action: Action, path) -> float:
         if player is board.our_carrier:
             gain = board.to_endzone(player.position) - board.to_endzone(target)
             logit += gain / max(1, player.get_ma()) + (2.0 if board.to_endzone(target) == 0 else 0.0)
-            return logit - 0.5 * game.num_tackle_zones_at(player, target)
+            return logit - 0.5 * board.tackle_zones.at(target)
         if board.ball is not None and target == board.ball:
             return logit + 1.5
         here = square_value(board, player, player.position) if player.state.up else -0.5

@@ -15,7 +15,7 @@ registered as "scripted".
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, List, Optional, Sequence
+from typing import Callable, Dict, Iterable, Optional, Sequence
 
 import botbowl
 import botbowl.core.pathfinding as pf
@@ -24,6 +24,8 @@ from botbowl.core import Action, ActionType, Skill
 from botbowl.core.procedure import (Apothecary, Block, CoinTossFlip, CoinTossKickReceive, FollowUp, HighKick,
                                     Interception, PlaceBall, Push, Reroll, Setup, Touchback, Turn)
 from botbowl.core.table import BBDieResult
+
+from mcts_bot.tackle_zones import TackleZones
 
 SCORE_PROB = 0.7  # move the carrier into the endzone when the safest path is at least this likely
 HANDOFF_SCORE_PROB = 0.6  # hand off to a teammate who then scores with at least this probability
@@ -65,6 +67,7 @@ class Board:
         self.endzone_x = game.get_opp_endzone_x(team)
         self.own_endzone_x = game.get_opp_endzone_x(self.opp)
         self.opponents = [p for p in self.opp.players if p.position is not None and p.state.up]
+        self.tackle_zones = TackleZones(game, team)  # the opponents' zones, for any of `team`'s players
         self._paths: Dict[tuple, list] = {}
 
     def paths(self, player: botbowl.Player, blitz: bool = False) -> list:
@@ -252,7 +255,7 @@ def _rule_advance_carrier(board: Board, players) -> Optional[Plan]:
     best, best_value = None, 0.0
     for path in board.paths(carrier):
         square = path.get_last_step()
-        if path.prob < 1.0 or board.game.num_tackle_zones_at(carrier, square) > 0:
+        if path.prob < 1.0 or board.tackle_zones.at(square) > 0:
             continue
         gain = board.to_endzone(here) - board.to_endzone(square)
         # forward, but not past the teammates who must cage it, and away from the sideline
@@ -268,7 +271,7 @@ def _rule_advance_carrier(board: Board, players) -> Optional[Plan]:
 
 
 def square_value(board: Board, player, square) -> float:
-    """How useful `player` is on `square` for the team, without the ball in its hands."""
+    """How useful `player` (one of `board.team`) is on `square` for the team, without the ball in its hands."""
     game = board.game
     value = 0.0
     if board.our_carrier is not None:
@@ -298,7 +301,7 @@ def square_value(board: Board, player, square) -> float:
         value += 0.8 - 0.1 * d
         if board.to_own_endzone(square) < board.to_own_endzone(board.ball):
             value += 0.1
-    tackle_zones = game.num_tackle_zones_at(player, square)
+    tackle_zones = board.tackle_zones.at(square)
     if board.their_carrier is None or square.distance(board.their_carrier.position) > 1:
         value -= 0.25 * tackle_zones
     if tackle_zones and (square.y <= 1 or square.y >= game.arena.height - 2):
@@ -308,11 +311,10 @@ def square_value(board: Board, player, square) -> float:
 
 def _rule_position(board: Board, players) -> Optional[Plan]:
     """The safe moves (no dice) that best improve where a player stands."""
-    game = board.game
     taken = {p.position for p in board.team.players if p.position is not None}
     best = None
     for player in players:
-        if player is board.our_carrier or player.position is None or game.num_tackle_zones_in(player) > 0:
+        if player is board.our_carrier or player.position is None or board.tackle_zones.at(player.position) > 0:
             continue
         here = square_value(board, player, player.position) if player.state.up else -0.5
         for path in board.paths(player):
