@@ -1,6 +1,5 @@
 """The search: leaves the real game alone, keeps its statistics consistent, is reproducible."""
 import math
-import time
 
 import numpy as np
 import pytest
@@ -10,9 +9,11 @@ from botbowl.core.procedure import Setup
 import mcts_bot
 from conftest import action_key, advance_until, game_snapshot, in_turn, node_with, setup_position, turn_position
 from mcts_bot import actions
+from mcts_bot import mcts as search_module
 from mcts_bot.harness.games import random_position
 from mcts_bot.nodes import iter_action_nodes
-from mcts_bot.mcts import Budget, decided, private_copy
+from mcts_bot.mcts import Budget, decided
+from mcts_bot.search_copy import private_copy
 
 
 @pytest.mark.parametrize("rollouts", [False, True])
@@ -222,13 +223,22 @@ def test_early_stop_only_for_a_most_visited_final_choice():
     assert result.stats.iterations == 600
 
 
-def test_no_iteration_is_started_that_would_end_past_the_deadline():
+def test_no_iteration_is_started_that_would_end_past_the_deadline(monkeypatch):
+    class Clock:  # the search's clock, advanced only by the leaf evaluation: no dependence on the machine
+        now = 0.0
+
+        def perf_counter(self):
+            return self.now
+
+    clock = Clock()
+    monkeypatch.setattr(search_module, "time", clock)
+
     def slow(game, team):
-        time.sleep(0.15)
+        clock.now += 0.15
         return 0.5
 
     preset = mcts_bot.configure("vanilla", rollouts=False, heuristic=slow)
     result = mcts_bot.run_search(turn_position(3, seed=3), budget=Budget(seconds=0.4), preset=preset,
                                  rng=np.random.RandomState(0))
-    # Two iterations fit (about 0.3 s); a third, started at 0.3 s, would end at about 0.45 s.
-    assert result.stats.iterations == 2 and result.stats.seconds < 0.4
+    # Two iterations fit (0.3 s); a third, started at 0.3 s, would end at 0.45 s.
+    assert result.stats.iterations == 2 and result.stats.seconds == pytest.approx(0.3)
