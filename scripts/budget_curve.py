@@ -70,8 +70,8 @@ def main() -> None:
         records = evaluation.run(settings, args.out, workers=args.workers, backend=args.backend,
                                  ray_address=args.ray_address)
         curve.append((settings.seconds, evaluation.summarise(records)[0]))
-    print("| Seconds | Side | W-D-L | Score | Score 95% CI | TDs for-against | Iterations |")
-    print("|--------:|------|------:|------:|-------------:|----------------:|-----------:|")
+    print("| Seconds | Side | W-D-L | Score | Score 95% CI | TDs for-against | Iterations | Prior overruled |")
+    print("|--------:|------|------:|------:|-------------:|----------------:|-----------:|----------------:|")
     for seconds, row in curve:
         for side in SIDES:
             print("| " + " | ".join([f"{seconds:g}"] + row.score_cells(side)[1:]) + " |")
