@@ -221,7 +221,7 @@ def _rule_blitz(board: Board, players) -> Optional[Plan]:
         return None
     # Pathfinding for blitzes is the costliest query: only players with the Block skill try.
     blitzers = [p for p in players if p.has_skill(Skill.BLOCK) and p.state.up
-                and board.game.num_tackle_zones_in(p) == 0]
+                and board.tackle_zones.at(p.position) == 0]
     best = max((plan for plan, _ in _blitz_plans(board, blitzers, board.opponents)), key=lambda p: p.score,
                default=None)
     return best if best is not None and best.score >= BLITZ_SCORE else None
@@ -249,7 +249,7 @@ def _threats(board: Board, square) -> int:
 
 def _rule_advance_carrier(board: Board, players) -> Optional[Plan]:
     carrier = board.our_carrier
-    if carrier is None or carrier not in players or board.game.num_tackle_zones_in(carrier) > 0:
+    if carrier is None or carrier not in players or board.tackle_zones.at(carrier.position) > 0:
         return None
     here = carrier.position
     best, best_value = None, 0.0
