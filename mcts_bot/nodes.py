@@ -136,3 +136,21 @@ def iter_action_nodes(root: ActionNode) -> Iterator[ActionNode]:
         yield node
         for child in node.children:
             stack.extend(child.outcomes.values())
+
+
+def find_state(root: ActionNode, key: int, max_nodes: int = 50_000) -> Optional[ActionNode]:
+    """The shallowest ActionNode below `root` (not `root` itself) whose state hash is `key`, if any;
+    breadth first, giving up after `max_nodes` nodes so a huge tree cannot eat a decision's time."""
+    level = [root]
+    seen = 0
+    while level and seen < max_nodes:
+        below = []
+        for node in level:
+            for child in node.children:
+                for outcome in child.outcomes.values():
+                    if outcome.key == key:
+                        return outcome
+                    below.append(outcome)
+            seen += 1
+        level = below
+    return None

@@ -3,8 +3,9 @@ statistics merged before the final choice.
 
 The agent's own process searches as it always does (with the subtree it kept from its last
 decision); each helper process runs an independent search of the same state, with its own dice
-and seed, and sends back the statistics of its root's children: visits, and the sum and the sum
-of squares of their values, by action. They are added to the agent's root children before the
+and seed (and, like the agent, from the subtree of its last search when the state is in it), and
+sends back the statistics of its root's children: visits, and the sum and the sum of squares of
+their values, by action. They are added to the agent's root children before the
 final policy chooses. Root parallelism shares no tree and takes no locks; of the three schemes of
 Chaslot, Winands and van den Herik ("Parallel Monte-Carlo Tree Search", 2008) it scaled best, and
 with Blood Bowl's wide roots and noisy leaves the independent searches are what the merged counts
@@ -33,8 +34,9 @@ import botbowl
 import numpy as np
 from botbowl.core import Action
 
+from mcts_bot.hashing import game_state_hash
 from mcts_bot.mcts import Budget, run_search
-from mcts_bot.nodes import ActionNode
+from mcts_bot.nodes import ActionNode, find_state
 from mcts_bot.presets import Preset
 from mcts_bot.search_copy import private_copy
 
@@ -85,8 +87,14 @@ def merge(root: ActionNode, statistics: RootStatistics) -> int:
 
 def _serve(conn: Connection, preset: Preset, seed: int, parent: int) -> None:
     """A helper's loop: search each state it is sent, reply with the root's statistics; end when
-    told to, or when the agent's process is gone (killed without the chance to stop its helpers)."""
+    told to, or when the agent's process is gone (killed without the chance to stop its helpers).
+
+    With `reuse_tree`, a helper keeps its last tree, like the agent: when the new state is in it
+    (the agent's action and its outcome, and the follow-ups it played without searching), the
+    search goes on from that node."""
     rng = np.random.RandomState(seed)
+    kept: Optional[ActionNode] = None  # the last search's root, for the team of `kept_team`
+    kept_team = None
     while True:
         try:
             while not conn.poll(PARENT_CHECK_SECONDS):
@@ -100,11 +108,19 @@ def _serve(conn: Connection, preset: Preset, seed: int, parent: int) -> None:
         snapshot, team_id, iterations, deadline = job
         try:
             game = pickle.loads(snapshot)
+            root = None
+            if kept is not None and kept_team == team_id:
+                root = find_state(kept, game_state_hash(game))
+            kept = None  # the old tree is let go before the new search grows
             budget = Budget(seconds=HANG_SECONDS, iterations=iterations)
             result = run_search(game, budget=budget, preset=preset, rng=rng, team=game.get_team_by_id(team_id),
-                                deadline=None if deadline is None else deadline - REPLY_SECONDS)
+                                deadline=None if deadline is None else deadline - REPLY_SECONDS, root=root)
+            del root
+            if preset.reuse_tree:
+                kept, kept_team = result.root, team_id
             reply = ("ok", root_statistics(result.root), result.stats.iterations)
         except Exception as exc:  # noqa: BLE001 - reported to the agent, which logs it once
+            kept = None
             reply = ("error", f"{type(exc).__name__}: {exc}", 0)
         try:
             conn.send(reply)

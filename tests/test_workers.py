@@ -1,17 +1,24 @@
 """Search workers (root parallelism): merged statistics, lifecycle, and helpers that fail or hang."""
+import multiprocessing
 import os
+import pickle
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
+from botbowl.core import Action, ActionType
 
 import mcts_bot
+from mcts_bot import actions as game_actions
 from conftest import turn_position
 from mcts_bot import workers as workers_module
 from mcts_bot.harness.matches import CheckedAgent
 from mcts_bot.harness.games import make_game
+from mcts_bot.presets import configure
+from mcts_bot.search_copy import private_copy
 from mcts_bot.workers import action_key, merge, root_statistics
 
 
@@ -45,6 +52,38 @@ def test_workers_search_with_the_agent_and_stop_with_the_game():
     bot.end_game(game)
     helpers[0].join(timeout=5)
     assert not helpers[0].is_alive()
+
+
+def _helper_search(conn, game, team, iterations):
+    conn.send((pickle.dumps(private_copy(game, seed=0)), team.team_id, iterations, None))
+    status, statistics, done = conn.recv()
+    assert status == "ok", statistics
+    return statistics, done
+
+
+@pytest.mark.parametrize("reuse", [True, False], ids=["reuse", "no-reuse"])
+def test_a_helper_goes_on_from_its_last_tree_when_the_state_is_in_it(reuse):
+    game = turn_position(3, seed=5)
+    team = game.active_team
+    ours, theirs = multiprocessing.Pipe()
+    helper = threading.Thread(target=workers_module._serve,
+                              args=(theirs, configure("default", reuse_tree=reuse), 7, os.getppid()))
+    helper.start()
+    try:
+        statistics, done = _helper_search(ours, game, team, 60)
+        assert done == 60 and sum(visits for _, visits, _, _ in statistics) == 60
+        # The agent starts the player action the helper liked best: no dice, so its tree holds the state.
+        started = max((s for s in statistics if s[0][0].startswith("START_")), key=lambda s: s[1])
+        kind, player_id, _ = started[0]
+        game_actions.step(game, Action(ActionType[kind], player=game.get_player(player_id)))
+        statistics, done = _helper_search(ours, game, team, 30)
+        visits = sum(visits for _, visits, _, _ in statistics)
+        assert done == 30
+        assert visits > 30 if reuse else visits == 30
+    finally:
+        ours.send(None)
+        helper.join(timeout=30)
+    assert not helper.is_alive()
 
 
 def test_a_full_game_with_workers_is_legal():
