@@ -5,8 +5,9 @@ For every board it reports iterations per second and where the time goes: copyin
 botbowl's step/revert (the forward model) and the search's own bookkeeping (selection, hashing,
 node creation, evaluation, backup). With --profile it also prints the top functions by own time.
 
-With --paths-memo both it times every search with and without the search copy's memo of botbowl's
-paths (`mcts_bot/search_copy.py`), interleaved.
+With --compare PART it times every search with and without one part, interleaved: the search
+copy's memo of botbowl's paths (`paths-memo`, `mcts_bot/search_copy.py`) or the faster bookkeeping
+of botbowl's forward model (`fast-reversible`, `mcts_bot/fast_reversible.py`).
 
 With --workers 1 2 it compares instead the iterations per decision of `MCTSBot(workers=N)` at the
 same seconds per decision, on the same positions, the settings interleaved position by position
@@ -19,6 +20,7 @@ import pstats
 import numpy as np
 
 import mcts_bot
+from mcts_bot import fast_reversible
 from mcts_bot.harness import cli
 from mcts_bot.harness.games import BOARD_SIZES, random_position
 from mcts_bot.mcts import Budget
@@ -28,15 +30,29 @@ from mcts_bot.search_copy import SearchGame
 POSITIONS = ((1, 40), (2, 80), (3, 120))
 
 
+def _switch_paths_memo(on: bool) -> None:
+    SearchGame.remember_paths = on
+
+
+def _switch_fast_reversible(on: bool) -> None:
+    if on:
+        fast_reversible.install()
+    else:
+        fast_reversible.uninstall()
+
+
+# The parts --compare can switch off, each by a function of on/off.
+PARTS = {"paths-memo": _switch_paths_memo, "fast-reversible": _switch_fast_reversible}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--boards", type=cli.board_size, nargs="+", default=list(BOARD_SIZES),
                         help="board sizes (default: all)")
     cli.add_preset_argument(parser)
     parser.add_argument("--rollouts", choices=["on", "off"], help="override the preset's rollouts")
-    parser.add_argument("--paths-memo", choices=["on", "off", "both"], default="on",
-                        help="botbowl's paths remembered by state in the search's copy (default on); "
-                             "both: each search with and without, interleaved")
+    parser.add_argument("--compare", choices=sorted(PARTS),
+                        help="time each search with and without this part, interleaved (default: all parts on)")
     parser.add_argument("--profile", action="store_true", help="also profile the searches and print the hot spots")
     parser.add_argument("--workers", type=cli.positive_int, nargs="+", metavar="N",
                         help="compare these numbers of search workers at a seconds budget (default 1 s)")
@@ -52,36 +68,37 @@ def main() -> None:
     rollouts = None if args.rollouts is None else args.rollouts == "on"
     preset = mcts_bot.configure(args.preset, rollouts=rollouts)
 
-    memo_settings = {"on": [True], "off": [False], "both": [True, False]}[args.paths_memo]
+    settings = [True, False] if args.compare else [True]
+    switch = PARTS[args.compare] if args.compare else (lambda on: None)
     print(f"preset {preset.name}, rollouts {'on' if preset.rollouts else 'off'}, {budget}, "
           f"positions (seed, steps) {POSITIONS}\n")
-    print("| Board | Paths memo | Searches | Iterations | Iterations/s | Copy ms | botbowl share | own share | Nodes |")
+    print(f"| Board | {args.compare or 'Parts'} | Searches | Iterations | Iterations/s | Copy ms | botbowl share | own share | Nodes |")
     print("|------:|-----------|---------:|-----------:|-------------:|--------:|--------------:|----------:|------:|")
     profiler = cProfile.Profile() if args.profile else None
     for board in args.boards:
-        runs = {memo: [] for memo in memo_settings}
+        runs = {on: [] for on in settings}
         for seed, steps in POSITIONS:
             game = random_position(board, seed=seed, steps=steps)
             if game.state.game_over:
                 continue
-            for memo in memo_settings:  # interleaved: the machine's load falls on every setting alike
-                SearchGame.remember_paths = memo
+            for on in settings:  # interleaved: the machine's load falls on every setting alike
+                switch(on)
                 if profiler:
                     profiler.enable()
                 result = mcts_bot.run_search(game, budget=budget, preset=preset, rng=np.random.RandomState(seed))
-                runs[memo].append(result.stats)
+                runs[on].append(result.stats)
                 if profiler:
                     profiler.disable()
-        for memo, stats in runs.items():
+        for on, stats in runs.items():
             iterations = sum(s.iterations for s in stats)
             seconds = sum(s.seconds for s in stats)
             copying = sum(s.copy_seconds for s in stats)
             in_botbowl = sum(s.botbowl_seconds for s in stats)
             iterating = seconds - copying
-            print(f"| {board} | {'on' if memo else 'off'} | {len(stats)} | {iterations} | {iterations / seconds:.0f} "
+            print(f"| {board} | {('on' if on else 'off') if args.compare else 'all on'} | {len(stats)} | {iterations} | {iterations / seconds:.0f} "
                   f"| {1000 * copying / len(stats):.0f} | {100 * in_botbowl / iterating:.1f}% "
                   f"| {100 * (iterating - in_botbowl) / iterating:.1f}% | {sum(s.nodes for s in stats)} |")
-    SearchGame.remember_paths = True
+    switch(True)
     if profiler:
         print()
         pstats.Stats(profiler).sort_stats("tottime").print_stats(25)

@@ -57,6 +57,13 @@ def test_benchmark_runs():
     assert "| 1 |" in result.stdout and "botbowl share" in result.stdout
 
 
+def test_benchmark_compares_a_part_on_and_off():
+    result = run_script("benchmark", "--boards", "1", "--iterations", "20", "--compare", "fast-reversible")
+    assert result.returncode == 0, result.stderr
+    rows = [line for line in result.stdout.splitlines() if line.startswith("| 1 |")]
+    assert [row.split("|")[2].strip() for row in rows] == ["on", "off"]
+
+
 def test_benchmark_compares_search_workers():
     result = run_script("benchmark", "--boards", "1", "--workers", "1", "2", "--seconds", "0.1")
     assert result.returncode == 0, result.stderr
