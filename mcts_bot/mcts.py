@@ -110,6 +110,10 @@ class SearchResult:
 class _Search:
     """One search over a private copy; `iterate()` runs one select-expand-evaluate-backup pass."""
 
+    # A step that threw no dice reaches the state it reached before: with one outcome stored, the
+    # search follows it without hashing. False: hash after every step (for measuring the saving).
+    skip_dice_free_hash = True
+
     def __init__(self, game: botbowl.Game, team_id: str, preset: Preset, rng: np.random.RandomState,
                  deadline: Optional[float]):
         self.game = game
@@ -196,11 +200,17 @@ class _Search:
         node = root
         while not node.is_leaf:
             chance = self._choose(node)
+            thrown = self.game.dice_thrown()
             try:
                 self.step(chance.action)
             except InvalidActionError:
                 raise _StaleNode(node) from None
             path.append(chance)
+            if self.skip_dice_free_hash and len(chance.outcomes) == 1 and self.game.dice_thrown() == thrown:
+                # No dice: the action led where it led before (one outcome), no need to hash the state.
+                node = next(iter(chance.outcomes.values()))
+                path.append(node)
+                continue
             key = game_state_hash(self.game)
             child = chance.outcomes.get(key)
             if child is None:

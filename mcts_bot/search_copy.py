@@ -1,6 +1,9 @@
 """The search's private copy of the game: a deep copy with its own dice, no clocks, the forward
 model on, and botbowl's pathfinding remembered by game state.
 
+The copy's dice count their throws (`SearchGame.dice_thrown`): a step that threw none went the
+one way it always goes from that state, which lets the search skip hashing the state it reached.
+
 botbowl works out a moving player's paths (`MoveAction.available_actions`, the costliest call in a
 search) after every step that leaves that player to choose, and the search steps the same states
 again and again: every iteration walks down from the root. On the seeded benchmark positions 70-85%
@@ -14,14 +17,41 @@ from copy import deepcopy
 from typing import Dict, List, Tuple
 
 import botbowl
+import numpy as np
 from botbowl.core import Agent
-from botbowl.core.model import ActionChoice
+from botbowl.core.model import BBDie, ActionChoice, D3, D6, D8
 from botbowl.core.procedure import MoveAction
 
 from mcts_bot.hashing import game_state_hash
 
 # Enough for the move decisions of a long search; past it the memo starts again (memory stays bounded).
 MAX_REMEMBERED_PATHS = 4096
+
+
+class CountingRandomState(np.random.RandomState):
+    """A RandomState that counts the draws botbowl makes from it (dice, scatter, random squares)."""
+
+    draws = 0
+
+    def randint(self, *args, **kwargs):
+        self.draws += 1
+        return super().randint(*args, **kwargs)
+
+    def choice(self, *args, **kwargs):
+        self.draws += 1
+        return super().choice(*args, **kwargs)
+
+    def rand(self, *args):
+        self.draws += 1
+        return super().rand(*args)
+
+    def random_sample(self, *args, **kwargs):
+        self.draws += 1
+        return super().random_sample(*args, **kwargs)
+
+    def shuffle(self, *args, **kwargs):
+        self.draws += 1
+        return super().shuffle(*args, **kwargs)
 
 
 class SearchGame(botbowl.Game):
@@ -34,6 +64,15 @@ class SearchGame(botbowl.Game):
     remember_paths = True  # False: botbowl's own behaviour (for measuring what the memo saves)
     paths_memo: Dict[int, Tuple[List[ActionChoice], dict]]
     paths_memo_hits: int
+
+    def set_seed(self, seed: int) -> None:
+        self.seed, self.rng = seed, CountingRandomState(seed)
+
+    def dice_thrown(self) -> tuple:
+        """Changes whenever a step throws dice: the copy's draws and botbowl's queues of fixed dice
+        (test set-ups fix dice, which then come from the queues instead)."""
+        return (self.rng.draws, len(D6.FixedRolls), len(D8.FixedRolls), len(D3.FixedRolls),
+                len(BBDie.FixedRolls))
 
     def set_available_actions(self) -> None:
         proc = self.state.stack.peek()

@@ -6,8 +6,10 @@ botbowl's step/revert (the forward model) and the search's own bookkeeping (sele
 node creation, evaluation, backup). With --profile it also prints the top functions by own time.
 
 With --compare PART it times every search with and without one part, interleaved: the search
-copy's memo of botbowl's paths (`paths-memo`, `mcts_bot/search_copy.py`) or the faster bookkeeping
-of botbowl's forward model (`fast-reversible`, `mcts_bot/fast_reversible.py`).
+copy's memo of botbowl's paths (`paths-memo`, `mcts_bot/search_copy.py`), the faster bookkeeping
+of botbowl's forward model (`fast-reversible`, `mcts_bot/fast_reversible.py`), or following a step
+that threw no dice to its one known outcome without hashing the state (`dice-free-hash`,
+`mcts_bot/mcts.py`).
 
 With --workers 1 2 it compares instead the iterations per decision of `MCTSBot(workers=N)` at the
 same seconds per decision, on the same positions, the settings interleaved position by position
@@ -23,7 +25,7 @@ import mcts_bot
 from mcts_bot import fast_reversible
 from mcts_bot.harness import cli
 from mcts_bot.harness.games import BOARD_SIZES, random_position
-from mcts_bot.mcts import Budget
+from mcts_bot.mcts import Budget, _Search
 from mcts_bot.search_copy import SearchGame
 
 # Positions: (seed, random steps from the start); each lands in the middle of a drive.
@@ -34,6 +36,10 @@ def _switch_paths_memo(on: bool) -> None:
     SearchGame.remember_paths = on
 
 
+def _switch_dice_free_hash(on: bool) -> None:
+    _Search.skip_dice_free_hash = on
+
+
 def _switch_fast_reversible(on: bool) -> None:
     if on:
         fast_reversible.install()
@@ -42,7 +48,8 @@ def _switch_fast_reversible(on: bool) -> None:
 
 
 # The parts --compare can switch off, each by a function of on/off.
-PARTS = {"paths-memo": _switch_paths_memo, "fast-reversible": _switch_fast_reversible}
+PARTS = {"paths-memo": _switch_paths_memo, "fast-reversible": _switch_fast_reversible,
+         "dice-free-hash": _switch_dice_free_hash}
 
 
 def main() -> None:

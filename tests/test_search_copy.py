@@ -1,11 +1,14 @@
-"""The search's private copy: botbowl's pathfinding remembered by state must change nothing but speed."""
+"""The search's private copy: remembered paths and skipped hashes must change nothing but speed."""
 import botbowl
 import numpy as np
 import pytest
+from botbowl.core.model import D6
 
 import mcts_bot
 from conftest import action_key, turn_position
 from mcts_bot import actions
+from mcts_bot.hashing import game_state_hash
+from mcts_bot.mcts import _Search
 from mcts_bot.nodes import iter_action_nodes
 from mcts_bot.policies import random_rollout_policy
 from mcts_bot.search_copy import SearchGame, private_copy
@@ -81,3 +84,52 @@ def test_the_real_game_stays_a_plain_game():
     game = turn_position(3, seed=1)
     private_copy(game, seed=0)
     assert type(game) is botbowl.Game
+
+
+def test_a_step_that_threw_no_dice_always_ends_in_the_same_state():
+    game = private_copy(turn_position(5, seed=6), seed=0)
+    rng = np.random.RandomState(6)
+    kinds = set()
+    for number in range(150):
+        if game.state.game_over:
+            break
+        action = random_rollout_policy(game, rng)
+        before, step = game.dice_thrown(), game.get_step()
+        actions.step(game, action)
+        threw = game.dice_thrown() != before
+        kinds.add(threw)
+        if not threw:  # other dice, same state
+            reached = mcts_bot.game_state_hash(game)
+            game.revert(step)
+            game.set_seed(1000 + number)
+            again = game.dice_thrown()
+            actions.step(game, action)
+            assert mcts_bot.game_state_hash(game) == reached and game.dice_thrown() == again
+    assert kinds == {True, False}
+
+
+def test_fixed_dice_count_as_thrown():
+    """Test set-ups fix dice before a step; a step that takes one from the queue threw dice."""
+    game = private_copy(turn_position(3, seed=1), seed=0)
+    D6.fix(4)
+    D6.fix(5)
+    try:
+        before = game.dice_thrown()
+        assert D6(game.rng).get_value() == 4
+        assert game.dice_thrown() != before and game.rng.draws == before[0]
+    finally:
+        D6.FixedRolls.clear()
+
+
+def test_a_search_builds_the_same_tree_without_hashing_dice_free_steps(monkeypatch):
+    hashed = []
+    monkeypatch.setattr("mcts_bot.mcts.game_state_hash", lambda game: hashed.append(1) or game_state_hash(game))
+    trees = {}
+    for skip in (True, False):
+        monkeypatch.setattr(_Search, "skip_dice_free_hash", skip)
+        hashed.clear()
+        trees[skip] = ([(node.key, node.visits, round(node.total_value, 9))
+                        for node in iter_action_nodes(mcts_bot.search(turn_position(5, seed=3), iterations=120,
+                                                                      seed=2))], len(hashed))
+    assert trees[True][0] == trees[False][0]
+    assert trees[True][1] < 0.8 * trees[False][1]  # and most steps skipped the hash
