@@ -180,23 +180,27 @@ def carrier_danger(game: botbowl.Game, carrier: botbowl.Player) -> float:
     already next to it, and one blitz from a player who can reach a free square beside it (harder
     through a cage: every guard beside that square stands in the way)."""
     team, opp = carrier.team, game.get_opp_team(carrier.team)
-    where = carrier.position
+    where, strength = carrier.position, carrier.get_st()
     movers = [p for p in opp.players if p.position is not None and not p.state.stunned]
     adjacent = [p for p in movers if p.state.up and p.position.distance(where) == 1]
+    standing = [p.position for p in team.players if p.position is not None and p.state.up]
+
+    def guards(square) -> int:  # the team's standing players beside `square`
+        return sum(1 for position in standing if position.distance(square) == 1)
+
     safe = 1.0
-    for blocker in adjacent:
-        guards = len(game.get_adjacent_players(where, team=team, down=False))  # carrier's helpers
-        safe *= 1.0 - _KNOCK_DOWN[_dice(blocker.get_st() + len(adjacent) - 1, carrier.get_st() + guards)]
+    if adjacent:
+        helpers = guards(where)
+        for blocker in adjacent:
+            safe *= 1.0 - _KNOCK_DOWN[_dice(blocker.get_st() + len(adjacent) - 1, strength + helpers)]
+    blitzers = [(p.position, p.get_ma() + 2 - (0 if p.state.up else 3), p.get_st() + len(adjacent))
+                for p in movers if p not in adjacent]
     best_blitz = 0.0
     for square in game.get_adjacent_squares(where, occupied=False):
-        guards = len(game.get_adjacent_players(square, team=team, down=False)) - 1  # the carrier is one
-        for blitzer in movers:
-            if blitzer in adjacent:
-                continue
-            reach = blitzer.get_ma() + 2 - (0 if blitzer.state.up else 3)
-            if blitzer.position.distance(square) <= reach:
-                dice = _dice(blitzer.get_st() + len(adjacent), carrier.get_st() + guards)
-                best_blitz = max(best_blitz, _KNOCK_DOWN[dice] * 0.7 ** guards)
+        beside = guards(square) - 1  # the carrier is one
+        for position, reach, attack in blitzers:
+            if position.distance(square) <= reach:
+                best_blitz = max(best_blitz, _KNOCK_DOWN[_dice(attack, strength + beside)] * 0.7 ** beside)
     return 1.0 - safe * (1.0 - best_blitz)
 
 

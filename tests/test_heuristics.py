@@ -121,3 +121,45 @@ def test_material_heuristic_is_the_seeds(board, seed):
             expected = min(1.0, max(0.0, seed_heuristic(game, team)))
             assert material_heuristic(game, team) == pytest.approx(expected)
         actions.step(game, actions.legal_actions(game)[rng.randint(len(actions.legal_actions(game)))])
+
+
+def _danger_by_botbowls_queries(game, carrier) -> float:
+    """carrier_danger as first written, asking botbowl for every adjacency: the reference."""
+    from mcts_bot.heuristics import _KNOCK_DOWN, _dice
+    team, opp = carrier.team, game.get_opp_team(carrier.team)
+    where = carrier.position
+    movers = [p for p in opp.players if p.position is not None and not p.state.stunned]
+    adjacent = [p for p in movers if p.state.up and p.position.distance(where) == 1]
+    safe = 1.0
+    for blocker in adjacent:
+        guards = len(game.get_adjacent_players(where, team=team, down=False))
+        safe *= 1.0 - _KNOCK_DOWN[_dice(blocker.get_st() + len(adjacent) - 1, carrier.get_st() + guards)]
+    best_blitz = 0.0
+    for square in game.get_adjacent_squares(where, occupied=False):
+        guards = len(game.get_adjacent_players(square, team=team, down=False)) - 1
+        for blitzer in movers:
+            if blitzer in adjacent:
+                continue
+            reach = blitzer.get_ma() + 2 - (0 if blitzer.state.up else 3)
+            if blitzer.position.distance(square) <= reach:
+                dice = _dice(blitzer.get_st() + len(adjacent), carrier.get_st() + guards)
+                best_blitz = max(best_blitz, _KNOCK_DOWN[dice] * 0.7 ** guards)
+    return 1.0 - safe * (1.0 - best_blitz)
+
+
+@pytest.mark.parametrize("board", [3, 5, 11])
+def test_carrier_danger_equals_botbowls_adjacency(board):
+    from mcts_bot.heuristics import carrier_danger
+    from mcts_bot.policies import random_rollout_policy
+    game = private_copy(turn_position(board, seed=20 + board), seed=0)
+    rng = np.random.RandomState(board)
+    checked = 0
+    for _ in range(600):
+        if game.state.game_over:
+            break
+        carrier = game.get_ball_carrier()
+        if carrier is not None:
+            assert carrier_danger(game, carrier) == pytest.approx(_danger_by_botbowls_queries(game, carrier), abs=1e-12)
+            checked += 1
+        actions.step(game, random_rollout_policy(game, rng))
+    assert checked > 20
