@@ -179,17 +179,17 @@ def _blitz_plans(board: Board, players, defenders) -> Iterable[tuple]:
     for blitzer in players:
         if blitzer is board.our_carrier or blitzer.position is None:
             continue
-        reach = blitzer.num_moves_left() + 3
-        targets = [d for d in defenders if blitzer.position.distance(d.position) <= reach]
+        moves_left = blitzer.num_moves_left()
+        targets = [d for d in defenders if blitzer.position.distance(d.position) <= moves_left + 3]
         if not targets:
             continue
         starts = [(blitzer.position, 1.0, 0)] + [(path.get_last_step(), path.prob, len(path.steps))
                                                 for path in board.paths(blitzer)]
         best: Dict[str, tuple] = {}
         for square, prob, length in starts:
-            if length + 1 > blitzer.num_moves_left() + 2:
+            if length + 1 > moves_left + 2:
                 continue
-            if length + 1 > blitzer.num_moves_left():
+            if length + 1 > moves_left:
                 prob *= GFI_SUCCESS
             for defender in targets:
                 if square.distance(defender.position) != 1:
