@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import types
-from typing import Dict, FrozenSet
+from typing import Dict, FrozenSet, Optional
 
 from botbowl.core.forward_model import AssignmentStep, Reversible, add_reversibility
 
@@ -30,16 +30,21 @@ _CHECKED_SOURCES = {"__setattr__": "044bcd0cab939b54", "set_trajectory": "0827dc
 _MISSING = object()
 _METHOD_KINDS = (types.FunctionType, types.BuiltinFunctionType, types.MethodDescriptorType,
                  types.WrapperDescriptorType, staticmethod, classmethod)
-_data_names: Dict[type, FrozenSet[str]] = {}  # per class: the public names dir() lists, less its methods
+# Per class: the public names dir() lists, less its methods; None for a class that lists its names
+# its own way (botbowl's walk then).
+_data_names: Dict[type, Optional[FrozenSet[str]]] = {}
 
 
-def _class_data_names(cls: type) -> FrozenSet[str]:
-    names = _data_names.get(cls)
-    if names is None:
+def _class_data_names(cls: type) -> Optional[FrozenSet[str]]:
+    if cls in _data_names:
+        return _data_names[cls]
+    names = None
+    if cls.__dir__ is object.__dir__ and not hasattr(cls, "__slots__"):
         public = [name for name in dir(cls) if name[0] != "_"]
         methods = {name for name in public
                    if isinstance(next(vars(k)[name] for k in cls.__mro__ if name in vars(k)), _METHOD_KINDS)}
-        names = _data_names[cls] = frozenset(public) - methods
+        names = frozenset(public) - methods
+    _data_names[cls] = names
     return names
 
 
@@ -56,13 +61,13 @@ def _setattr(self, key, to_value):
 def _set_trajectory(self, trajectory):
     if self._trajectory is not None:
         return
-    cls = type(self)
-    if cls.__dir__ is not object.__dir__ or hasattr(cls, "__slots__"):
+    names = _class_data_names(type(self))
+    if names is None:
         _ORIGINAL["set_trajectory"](self, trajectory)
         return
     object.__setattr__(self, "_trajectory", trajectory)
     ignored = self._ignored_keys
-    names = _class_data_names(cls).union(name for name in vars(self) if name[0] != "_")
+    names = names.union(name for name in vars(self) if name[0] != "_")
     for name in sorted(names):  # dir()'s order
         attr = getattr(self, name)
         if callable(attr) or name in ignored:

@@ -5,8 +5,8 @@ The agent's own process searches as it always does (with the subtree it kept fro
 decision); each helper process runs an independent search of the same state, with its own dice
 and seed (and, like the agent, from the subtree of its last search when the state is in it), and
 sends back the statistics of its root's children: visits, and the sum and the sum of squares of
-their values, by action. They are added to the agent's root children before the
-final policy chooses. Root parallelism shares no tree and takes no locks; of the three schemes of
+their values, by action. They are added to the agent's root children before the final policy
+chooses. Root parallelism shares no tree and takes no locks; of the three schemes of
 Chaslot, Winands and van den Herik ("Parallel Monte-Carlo Tree Search", 2008) it scaled best, and
 with Blood Bowl's wide roots and noisy leaves the independent searches are what the merged counts
 need.
@@ -115,7 +115,6 @@ def _serve(conn: Connection, preset: Preset, seed: int, parent: int) -> None:
             budget = Budget(seconds=HANG_SECONDS, iterations=iterations)
             result = run_search(game, budget=budget, preset=preset, rng=rng, team=game.get_team_by_id(team_id),
                                 deadline=None if deadline is None else deadline - REPLY_SECONDS, root=root)
-            del root
             if preset.reuse_tree:
                 kept, kept_team = result.root, team_id
             reply = ("ok", root_statistics(result.root), result.stats.iterations)
