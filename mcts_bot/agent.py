@@ -5,7 +5,7 @@ import dataclasses
 import math
 import time
 from dataclasses import dataclass
-from typing import Callable, Optional, Union
+from typing import Callable, Optional, Tuple, Union
 
 import botbowl
 import numpy as np
@@ -18,6 +18,7 @@ from mcts_bot.nodes import ActionNode, ChanceNode
 from mcts_bot.policies import FinalPolicy, RolloutPolicy, TreePolicy, most_visited
 from mcts_bot.priors import same_action
 from mcts_bot.scripted import scripted_action
+from mcts_bot.search_copy import SearchGame, private_copy
 from mcts_bot.presets import Heuristic, Preset, configure
 from mcts_bot.mcts import Budget, SearchResult, SearchStats, log_failure_once, run_search
 from mcts_bot.workers import SearchWorkers, merge
@@ -157,9 +158,10 @@ class MCTSBot(botbowl.Agent):
             return self._fallback(game)
         if self.budget.seconds is not None:
             deadline = min(deadline or math.inf, start + self.budget.seconds)
-        pending = self._submit(game, team, deadline)
-        result = run_search(game, budget=self.budget, preset=self.preset, rng=self.rng, team=team, deadline=deadline,
-                            root=reused)
+        own, pending = self._submit(game, team, deadline)
+        result = run_search(game if own is None else own, budget=self.budget, preset=self.preset, rng=self.rng,
+                            team=team, deadline=deadline, root=reused, copy=own is None)
+        del own
         reused_tree = result.root.visits > result.stats.iterations
         if pending:
             self._merge(result, pending, deadline)
@@ -185,15 +187,20 @@ class MCTSBot(botbowl.Agent):
                 log_failure_once(exc, "the on_decision hook raised; the decision stands")
         return action
 
-    def _submit(self, game: botbowl.Game, team: botbowl.Team, deadline: Optional[float]) -> list:
-        """Hand the decision to the search workers (none with workers=1); a failure only costs their help."""
+    def _submit(self, game: botbowl.Game, team: botbowl.Team,
+                deadline: Optional[float]) -> Tuple[Optional[SearchGame], list]:
+        """Hand the decision to the search workers (none with workers=1): the private copy they were
+        sent, for this process to search too (one copy instead of two), and their connections.
+        A failure only costs their help."""
         if self.workers.count < 2:
-            return []
+            return None, []
+        own = None
         try:
-            return self.workers.submit(game, team, self.budget, deadline)
+            own = private_copy(game, seed=0)  # run_search gives it dice of its own
+            return own, self.workers.submit(own, team, self.budget, deadline)
         except Exception as exc:  # noqa: BLE001
             log_failure_once(exc, "the search workers could not be given the decision; searching alone")
-            return []
+            return own, []
 
     def _merge(self, result: SearchResult, pending: list, deadline: Optional[float]) -> None:
         try:

@@ -23,7 +23,7 @@ from mcts_bot.nodes import ActionNode, ChanceNode
 from mcts_bot.policies import most_visited
 from mcts_bot.presets import Preset, configure
 from mcts_bot.priors import action_priors
-from mcts_bot.search_copy import private_copy
+from mcts_bot.search_copy import SearchGame, private_copy
 
 logger = logging.getLogger("mcts_bot")
 _logged_failures: set = set()
@@ -276,8 +276,11 @@ def tree_shape(root: ActionNode) -> tuple:
 
 def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.random.RandomState,
                team: Optional[botbowl.Team] = None, deadline: Optional[float] = None,
-               root: Optional[ActionNode] = None) -> SearchResult:
+               root: Optional[ActionNode] = None, copy: bool = True) -> SearchResult:
     """Search from `game`'s current state for `team` (default: the team to act). `game` is not changed.
+
+    `copy=False`: `game` is already a private copy (`search_copy.private_copy`, or one unpickled)
+    and is searched in place, with new dice; the caller drops it afterwards (an error may spoil it).
 
     `deadline` (a `time.perf_counter()` value) overrides the budget's seconds when it comes first; no
     iteration is started that would end past it at the mean pace so far (the first always runs).
@@ -296,7 +299,15 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
     team = team if team is not None else game.active_team
     if team is None:
         raise ValueError("nobody is to act in this game state (is the game over?): pass the team to search for")
-    search = _Search(private_copy(game, seed=int(rng.randint(2 ** 31))), team.team_id, preset, rng, deadline)
+    if not copy and not isinstance(game, SearchGame):
+        raise TypeError("run_search(copy=False) searches the search's own copy in place: pass "
+                        "search_copy.private_copy(game, seed), not the game itself")
+    seed = int(rng.randint(2 ** 31))
+    if copy:
+        game = private_copy(game, seed=seed)
+    else:
+        game.set_seed(seed)
+    search = _Search(game, team.team_id, preset, rng, deadline)
     copy_seconds = time.perf_counter() - start
     if root is None:
         root = search.new_node()

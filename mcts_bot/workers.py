@@ -38,7 +38,7 @@ from mcts_bot.hashing import game_state_hash
 from mcts_bot.mcts import Budget, run_search
 from mcts_bot.nodes import ActionNode, find_state
 from mcts_bot.presets import Preset
-from mcts_bot.search_copy import private_copy
+from mcts_bot.search_copy import SearchGame
 
 log = logging.getLogger("mcts_bot")
 
@@ -114,7 +114,8 @@ def _serve(conn: Connection, preset: Preset, seed: int, parent: int) -> None:
             kept = None  # the old tree is let go before the new search grows
             budget = Budget(seconds=HANG_SECONDS, iterations=iterations)
             result = run_search(game, budget=budget, preset=preset, rng=rng, team=game.get_team_by_id(team_id),
-                                deadline=None if deadline is None else deadline - REPLY_SECONDS, root=root)
+                                deadline=None if deadline is None else deadline - REPLY_SECONDS, root=root,
+                                copy=False)  # the unpickled game is this helper's own
             if preset.reuse_tree:
                 kept, kept_team = result.root, team_id
             reply = ("ok", root_statistics(result.root), result.stats.iterations)
@@ -181,15 +182,16 @@ class SearchWorkers:
         _stop(self._helpers)
         self._late.clear()
 
-    def submit(self, game: botbowl.Game, team: botbowl.Team, budget: Budget,
+    def submit(self, game: SearchGame, team: botbowl.Team, budget: Budget,
                deadline: Optional[float]) -> List[Connection]:
         """Send the state to every helper, to search until `deadline` (a `time.perf_counter()`
         value: the clock is the system's monotonic one, the same in every process) or for the
-        budget's iterations; the connections that took the job."""
+        budget's iterations; the connections that took the job. `game` is a private copy
+        (`search_copy.private_copy`), sent as it is: the agent can search the same copy itself."""
         if self.count < 2:
             return []
         self.start()
-        snapshot = pickle.dumps(private_copy(game, seed=0), protocol=pickle.HIGHEST_PROTOCOL)
+        snapshot = pickle.dumps(game, protocol=pickle.HIGHEST_PROTOCOL)
         sent = []
         for process, conn in self._helpers:
             try:

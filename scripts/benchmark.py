@@ -13,11 +13,15 @@ that threw no dice to its one known outcome without hashing the state (`dice-fre
 
 With --workers 1 2 it compares instead the iterations per decision of `MCTSBot(workers=N)` at the
 same seconds per decision, on the same positions, the settings interleaved position by position
-(iterations of all the workers' searches, merged at the root).
+(iterations of all the workers' searches, merged at the root), and, for reference, how many
+iterations the same number of independent searches do at once in separate processes against one
+alone: the most this machine's cores can give the workers.
 """
 import argparse
 import cProfile
+import multiprocessing
 import pstats
+from typing import Tuple
 
 import numpy as np
 
@@ -111,12 +115,43 @@ def main() -> None:
         pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
 
 
+def _iterations(game, seconds: float, preset: str, seed: int) -> int:
+    return mcts_bot.run_search(game, budget=Budget(seconds=seconds), preset=mcts_bot.configure(preset),
+                               rng=np.random.RandomState(seed)).stats.iterations
+
+
+def _side_search(conn, game, seconds: float, preset: str, seed: int) -> None:
+    conn.send(_iterations(game, seconds, preset, seed))
+
+
+def independent_searches(game, processes: int, seconds: float, preset: str, seed: int) -> Tuple[int, int]:
+    """Iterations of one search alone, and the sum of `processes` searches run at once in as many
+    processes, each on its own (no workers, nothing merged): how much this machine's cores give
+    independent searches, the ceiling of what search workers can add."""
+    alone = _iterations(game, seconds, preset, seed)
+    context = multiprocessing.get_context("fork")
+    sides = []
+    for i in range(1, processes):
+        ours, theirs = context.Pipe()
+        process = context.Process(target=_side_search, args=(theirs, game, seconds, preset, seed + i))
+        process.start()
+        sides.append((process, ours))
+    together = _iterations(game, seconds, preset, seed)
+    for process, conn in sides:
+        together += conn.recv()
+        process.join()
+    return alone, together
+
+
 def compare_workers(boards, counts, seconds: float, preset: str) -> None:
+    top = max(counts)
     print(f"preset {preset}, {seconds:g} s per decision, positions (seed, steps) {POSITIONS}\n")
-    print("| Board | " + " | ".join(f"{n} worker(s): iterations per decision" for n in counts) + " | ratio |")
-    print("|------:|" + "---:|" * (len(counts) + 1))
+    print("| Board | " + " | ".join(f"{n} worker(s): iterations per decision" for n in counts)
+          + f" | ratio | {top} independent searches at once / 1 |")
+    print("|------:|" + "---:|" * (len(counts) + 2))
     for board in boards:
         iterations = {n: [] for n in counts}
+        alone, together = [], []
         for seed, steps in POSITIONS:
             game = random_position(board, seed=seed, steps=steps)
             if game.state.game_over or len(mcts_bot.legal_actions(game)) < 2:
@@ -127,8 +162,12 @@ def compare_workers(boards, counts, seconds: float, preset: str) -> None:
                 bot.act(game)
                 iterations[n].append(bot.last_stats.iterations + bot.last_stats.merged_iterations)
                 bot.end_game(game)
+            one, many = independent_searches(game, top, seconds, preset, seed)
+            alone.append(one)
+            together.append(many)
         means = [float(np.mean(iterations[n])) for n in counts]
-        print(f"| {board} | " + " | ".join(f"{m:.0f}" for m in means) + f" | {means[-1] / means[0]:.2f}x |")
+        print(f"| {board} | " + " | ".join(f"{m:.0f}" for m in means) + f" | {means[-1] / means[0]:.2f}x "
+              f"| {sum(together) / max(1, sum(alone)):.2f}x |")
 
 
 if __name__ == "__main__":

@@ -122,6 +122,24 @@ def test_same_seed_same_tree(rollouts):
     assert other != trees[0]
 
 
+def test_a_private_copy_is_searched_in_place_as_a_copy_would_be():
+    # copy=False (the agent with search workers, and each worker) searches the given private copy
+    # itself: the same tree as searching a fresh copy of the game, and the copy is left as it was
+    # (but for its dice, which the search draws anew).
+    game = turn_position(3, seed=9)
+    preset = mcts_bot.configure("default")
+    copied = mcts_bot.run_search(game, budget=Budget(iterations=150), preset=preset, rng=np.random.RandomState(5))
+    own = private_copy(game, seed=0)
+    before = game_snapshot(own)[:4]
+    in_place = mcts_bot.run_search(own, budget=Budget(iterations=150), preset=preset, rng=np.random.RandomState(5),
+                                   copy=False)
+    assert shape(in_place.root) == shape(copied.root)
+    assert game_snapshot(own)[:4] == before
+    with pytest.raises(TypeError, match="private_copy"):
+        mcts_bot.run_search(game, budget=Budget(iterations=5), preset=preset, rng=np.random.RandomState(5),
+                            copy=False)
+
+
 def test_formation_is_followed_by_end_setup_in_search():
     game = setup_position(3, seed=1)
     team = game.active_team
