@@ -86,6 +86,27 @@ def test_a_helper_goes_on_from_its_last_tree_when_the_state_is_in_it(reuse):
     assert not helper.is_alive()
 
 
+def test_a_helper_searches_the_copy_it_was_sent(monkeypatch):
+    searches = []
+
+    def recording(*args, **kwargs):
+        searches.append(kwargs)
+        return mcts_bot.run_search(*args, **kwargs)
+
+    monkeypatch.setattr(workers_module, "run_search", recording)
+    game = turn_position(3, seed=5)
+    ours, theirs = multiprocessing.Pipe()
+    helper = threading.Thread(target=workers_module._serve, args=(theirs, configure("default"), 7, os.getppid()))
+    helper.start()
+    try:
+        _, done = _helper_search(ours, game, game.active_team, 10)
+    finally:
+        ours.send(None)
+        helper.join(timeout=30)
+    assert done == 10 and len(searches) == 1
+    assert searches[0]["copy"] is False  # the unpickled game is the helper's own: no second copy
+
+
 def test_a_full_game_with_workers_is_legal():
     bot = mcts_bot.MCTSBot(seconds=None, iterations=20, seed=3, workers=2)
     checker = CheckedAgent(bot)
