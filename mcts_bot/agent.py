@@ -158,9 +158,14 @@ class MCTSBot(botbowl.Agent):
             return self._fallback(game)
         if self.budget.seconds is not None:
             deadline = min(deadline or math.inf, start + self.budget.seconds)
+        handing = time.perf_counter()
         own, pending = self._submit(game, team, deadline)
+        handing = time.perf_counter() - handing
         result = run_search(game if own is None else own, budget=self.budget, preset=self.preset, rng=self.rng,
                             team=team, deadline=deadline, root=reused, copy=own is None)
+        if own is not None:  # its copy was made (and sent to the helpers) before the search's clock started
+            result.stats = dataclasses.replace(result.stats, seconds=result.stats.seconds + handing,
+                                               copy_seconds=result.stats.copy_seconds + handing)
         del own
         reused_tree = result.root.visits > result.stats.iterations
         if pending:
