@@ -2,8 +2,9 @@
 """Search speed on fixed, seeded positions of each board size.
 
 For every board it reports iterations per second and where the time goes: copying the game,
-botbowl's step/revert (the forward model) and the search's own bookkeeping (selection, hashing,
-node creation, evaluation, backup). With --profile it also prints the top functions by own time.
+botbowl's step/revert (the forward model) and the search's own work (selection, hashing, node
+creation, evaluation, backup), and of that own work the share of three plug-ins: the priors, the
+rollout policy's decisions and the leaf value (the heuristic). With --profile it also prints the top functions by own time.
 
 With --compare PART it times every search with and without one part, interleaved: the search
 copy's memo of botbowl's paths (`paths-memo`, `mcts_bot/search_copy.py`), the faster bookkeeping
@@ -21,6 +22,7 @@ import argparse
 import cProfile
 import multiprocessing
 import pstats
+import time
 from typing import Tuple
 
 import numpy as np
@@ -51,6 +53,30 @@ def _switch_fast_reversible(on: bool) -> None:
         fast_reversible.uninstall()
 
 
+TIMED_PARTS = ("priors", "rollout_policy", "heuristic")  # plug-ins whose own time the table shows
+
+
+class Timed:
+    """A plug-in that adds up the time spent in it (its own work: the rollout policy's steps are
+    botbowl's, timed by the search)."""
+
+    def __init__(self, function):
+        self.function = function
+        self.seconds = 0.0
+
+    def __call__(self, *args):
+        start = time.perf_counter()
+        try:
+            return self.function(*args)
+        finally:
+            self.seconds += time.perf_counter() - start
+
+    def take(self) -> float:
+        """The seconds added up since the last take."""
+        seconds, self.seconds = self.seconds, 0.0
+        return seconds
+
+
 # The parts --compare can switch off, each by a function of on/off.
 PARTS = {"paths-memo": _switch_paths_memo, "fast-reversible": _switch_fast_reversible,
          "dice-free-hash": _switch_dice_free_hash}
@@ -78,16 +104,22 @@ def main() -> None:
     budget = budget or Budget(iterations=300)
     rollouts = None if args.rollouts is None else args.rollouts == "on"
     preset = mcts_bot.configure(args.preset, rollouts=rollouts)
+    # The plug-ins timed on their own: three parts of the search's own share.
+    timed = {name: Timed(getattr(preset, name)) for name in TIMED_PARTS if getattr(preset, name) is not None}
+    preset = mcts_bot.configure(preset, **timed)
 
     settings = [True, False] if args.compare else [True]
     switch = PARTS[args.compare] if args.compare else (lambda on: None)
     print(f"preset {preset.name}, rollouts {'on' if preset.rollouts else 'off'}, {budget}, "
           f"positions (seed, steps) {POSITIONS}\n")
-    print(f"| Board | {args.compare or 'Parts'} | Searches | Iterations | Iterations/s | Copy ms | botbowl share | own share | Nodes |")
-    print("|------:|-----------|---------:|-----------:|-------------:|--------:|--------------:|----------:|------:|")
+    print(f"| Board | {args.compare or 'Parts'} | Searches | Iterations | Iterations/s | Copy ms | botbowl share "
+          f"| own share | own: priors | own: rollout policy | own: leaf value | Nodes |")
+    print("|------:|-----------|---------:|-----------:|-------------:|--------:|--------------:|----------:"
+          "|---:|---:|---:|------:|")
     profiler = cProfile.Profile() if args.profile else None
     for board in args.boards:
         runs = {on: [] for on in settings}
+        part_seconds = {on: {name: 0.0 for name in TIMED_PARTS} for on in settings}
         for seed, steps in POSITIONS:
             game = random_position(board, seed=seed, steps=steps)
             if game.state.game_over:
@@ -98,6 +130,8 @@ def main() -> None:
                     profiler.enable()
                 result = mcts_bot.run_search(game, budget=budget, preset=preset, rng=np.random.RandomState(seed))
                 runs[on].append(result.stats)
+                for name, part in timed.items():
+                    part_seconds[on][name] += part.take()
                 if profiler:
                     profiler.disable()
         for on, stats in runs.items():
@@ -106,9 +140,10 @@ def main() -> None:
             copying = sum(s.copy_seconds for s in stats)
             in_botbowl = sum(s.botbowl_seconds for s in stats)
             iterating = seconds - copying
+            parts = " | ".join(f"{100 * part_seconds[on][name] / iterating:.1f}%" for name in TIMED_PARTS)
             print(f"| {board} | {('on' if on else 'off') if args.compare else 'all on'} | {len(stats)} | {iterations} | {iterations / seconds:.0f} "
                   f"| {1000 * copying / len(stats):.0f} | {100 * in_botbowl / iterating:.1f}% "
-                  f"| {100 * (iterating - in_botbowl) / iterating:.1f}% | {sum(s.nodes for s in stats)} |")
+                  f"| {100 * (iterating - in_botbowl) / iterating:.1f}% | {parts} | {sum(s.nodes for s in stats)} |")
     switch(True)
     if profiler:
         print()

@@ -54,7 +54,10 @@ def test_demo_runs_and_writes_decision_pages(tmp_path):
 def test_benchmark_runs():
     result = run_script("benchmark", "--boards", "1", "--iterations", "20")
     assert result.returncode == 0, result.stderr
-    assert "| 1 |" in result.stdout and "botbowl share" in result.stdout
+    assert "botbowl share" in result.stdout and "own: leaf value" in result.stdout
+    row = next(line for line in result.stdout.splitlines() if line.startswith("| 1 |"))
+    cells = [cell.strip() for cell in row.strip("|").split("|")]
+    assert len(cells) == 12 and float(cells[10].rstrip("%")) > 0  # every iteration scores a leaf
 
 
 def test_benchmark_compares_a_part_on_and_off():
@@ -68,7 +71,7 @@ def test_benchmark_compares_search_workers():
     result = run_script("benchmark", "--boards", "1", "--workers", "1", "2", "--seconds", "0.1")
     assert result.returncode == 0, result.stderr
     row = next(line for line in result.stdout.splitlines() if line.startswith("| 1 |"))
-    assert row.endswith("x |") and "2 worker(s)" in result.stdout
+    assert row.endswith("x |") and row.count("x |") == 2 and "2 worker(s)" in result.stdout  # and the ceiling
 
 
 def test_budget_curve_plays_each_budget_and_plots(tmp_path):
