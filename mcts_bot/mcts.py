@@ -67,8 +67,9 @@ class SearchStats:
     """What one search did.
 
     `seconds` is the whole search, `copy_seconds` the part spent copying the game before the first
-    iteration (with search workers, also pickling the copy for them), and `botbowl_seconds` the part spent inside botbowl's step and revert; the rest is
-    the search's own work (selection, hashing, node creation, evaluation, backup).
+    iteration (with search workers, also pickling the copy for them), and `botbowl_seconds` the
+    part spent inside botbowl's step and revert; the rest is the search's own work (selection,
+    hashing, node creation, evaluation, backup).
     """
 
     iterations: int

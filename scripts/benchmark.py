@@ -4,7 +4,8 @@
 For every board it reports iterations per second and where the time goes: copying the game,
 botbowl's step/revert (the forward model) and the search's own work (selection, hashing, node
 creation, evaluation, backup), and of that own work the share of three plug-ins: the priors, the
-rollout policy's decisions and the leaf value (the heuristic). With --profile it also prints the top functions by own time.
+rollout policy's decisions and the leaf value (the heuristic). With --profile it also prints the
+top functions by own time.
 
 With --compare PART it times every search with and without one part, interleaved: the search
 copy's memo of botbowl's paths (`paths-memo`, `mcts_bot/search_copy.py`), the faster bookkeeping
@@ -164,7 +165,7 @@ def independent_searches(game, processes: int, seconds: float, preset: str, seed
     processes, each on its own (no workers, nothing merged): how much this machine's cores give
     independent searches, the ceiling of what search workers can add."""
     alone = _iterations(game, seconds, preset, seed)
-    context = multiprocessing.get_context("fork")
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     sides = []
     for i in range(1, processes):
         ours, theirs = context.Pipe()
