@@ -128,8 +128,9 @@ def _serve(conn: Connection, preset: Preset, seed: int, parent: int) -> None:
             return
 
 
-def _context() -> multiprocessing.context.BaseContext:
-    # fork: a helper inherits the preset as it is (plug-ins need not pickle) and starts at once
+def process_context() -> multiprocessing.context.BaseContext:
+    """fork where the system has it (a child inherits the preset as it is, plug-ins need not
+    pickle, and starts at once), else spawn."""
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
@@ -168,7 +169,7 @@ class SearchWorkers:
         alive = [(p, c) for p, c in self._helpers if p.is_alive()]
         _stop([h for h in self._helpers if h not in alive])
         self._helpers[:] = alive
-        context = _context()
+        context = process_context()
         while len(self._helpers) < self.count - 1:
             ours, theirs = context.Pipe()
             process = context.Process(target=_serve, args=(theirs, self.preset, int(self.seeds.randint(2 ** 31)),

@@ -21,7 +21,6 @@ alone: the most this machine's cores can give the workers.
 """
 import argparse
 import cProfile
-import multiprocessing
 import pstats
 import time
 from typing import Tuple
@@ -34,6 +33,7 @@ from mcts_bot.harness import cli
 from mcts_bot.harness.games import BOARD_SIZES, random_position
 from mcts_bot.mcts import Budget, _Search
 from mcts_bot.search_copy import SearchGame
+from mcts_bot.workers import process_context
 
 # Positions: (seed, random steps from the start); each lands in the middle of a drive.
 POSITIONS = ((1, 40), (2, 80), (3, 120))
@@ -165,7 +165,7 @@ def independent_searches(game, processes: int, seconds: float, preset: str, seed
     processes, each on its own (no workers, nothing merged): how much this machine's cores give
     independent searches, the ceiling of what search workers can add."""
     alone = _iterations(game, seconds, preset, seed)
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    context = process_context()
     sides = []
     for i in range(1, processes):
         ours, theirs = context.Pipe()
