@@ -31,6 +31,9 @@ def main() -> None:
     parser.add_argument("--opponent", default="random",
                         help="random (default), scripted (the rule-based sparring partner), any bot registered "
                              "with botbowl, or mcts / mcts-<preset> for another MCTS configuration with the same budget")
+    parser.add_argument("--opponent-seconds", type=cli.positive_float, default=None, metavar="SECONDS",
+                        help="an MCTS opponent's own seconds per decision, e.g. twice MCTS's to measure what "
+                             "doubling the time is worth (default: the same budget as MCTS)")
     parser.add_argument("--team", default="human", help="team file for both sides (default human)")
     parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="base seed (default 0)")
     parser.add_argument("--competition", action="store_true", help="play under botbowl's competition clocks")
@@ -52,7 +55,7 @@ def main() -> None:
                                        preset=args.preset, opponent=args.opponent,
                                        seconds=budget.seconds, iterations=budget.iterations, team=args.team,
                                        base_seed=args.seed, competition=args.competition,
-                                       search_workers=args.search_workers)
+                                       search_workers=args.search_workers, opponent_seconds=args.opponent_seconds)
     except ValueError as exc:
         parser.error(str(exc))
     cli.check_ray(parser, args)

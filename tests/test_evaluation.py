@@ -1,12 +1,13 @@
 """Evaluation: table and interval arithmetic, resume, worker-count independence, fast failures, end to end."""
 import json
 import os
+from dataclasses import asdict
 
 import pytest
 
 from conftest import run_script
 from mcts_bot.harness import evaluation
-from mcts_bot.harness.matches import GameSpec
+from mcts_bot.harness.matches import GameSpec, make_opponent
 
 def record(board, side, rollouts, result, mine, theirs, iterations=100.0, overruled=None):
     spec = GameSpec(board=board, side=side, rollouts=rollouts, seed=0, iterations=10)
@@ -121,6 +122,8 @@ def test_one_and_two_workers_give_the_same_games(tmp_path):
     (["--seconds", "0"], "0 must be greater than 0"),
     (["--preset", "turbo"], "unknown preset 'turbo'"),
     (["--games", "0"], "0 must be at least 1"),
+    (["--opponent", "scripted", "--opponent-seconds", "2"], "an opponent budget is for MCTS opponents"),
+    (["--opponent", "mcts", "--opponent-seconds", "0"], "0 must be greater than 0"),
 ])
 def test_bad_arguments_fail_before_any_game(tmp_path, args, message):
     out = tmp_path / "out"
@@ -178,3 +181,16 @@ def test_a_report_titles_one_setting_and_refuses_a_mix():
         evaluation.describe_records(records + [other])
     with pytest.raises(ValueError, match="no finished games"):
         evaluation.describe_records([])
+
+
+def test_an_mcts_opponent_can_have_its_own_seconds():
+    spec = GameSpec(board=3, side="home", rollouts=False, seed=0, opponent="mcts", seconds=0.5, opponent_seconds=1.0)
+    assert make_opponent(spec).budget.seconds == 1.0
+    same = GameSpec(board=3, side="home", rollouts=False, seed=0, opponent="mcts", seconds=0.5)
+    assert make_opponent(same).budget.seconds == 0.5
+    assert spec.key != same.key and same.key == "3/home/no-rollouts/0/default/mcts/0.5/None/human/False"
+    # A report tells the two apart, and names the opponent's budget in its title.
+    records = [{"spec": asdict(s), "result": "win", "score": [1, 0]} for s in (spec, same)]
+    with pytest.raises(ValueError, match="mixes 2 settings"):
+        evaluation.describe_records(records)
+    assert "vs mcts at 1 s" in evaluation.describe_records(records[:1])

@@ -56,6 +56,7 @@ class Settings:
     base_seed: int = 0
     competition: bool = False
     search_workers: int = 1
+    opponent_seconds: Optional[float] = None  # an MCTS opponent's own seconds per decision
 
     def __post_init__(self) -> None:
         if self.games_per_side < 1:
@@ -74,13 +75,15 @@ class Settings:
                          seed=game_seed(self.base_seed, board, rollouts, side, number),
                          preset=self.preset, opponent=self.opponent, seconds=self.seconds,
                          iterations=self.iterations, team=self.team, competition=self.competition,
-                         search_workers=self.search_workers)
+                         search_workers=self.search_workers, opponent_seconds=self.opponent_seconds)
                 for rollouts in self.rollouts for board in self.boards for side in SIDES
                 for number in range(self.games_per_side)]
 
     def describe(self) -> str:
         budget = Budget(seconds=self.seconds, iterations=self.iterations)
-        return (f"MCTS ({self.preset}) vs {self.opponent}, boards {', '.join(map(str, self.boards))}, "
+        opponent = self.opponent if self.opponent_seconds is None else \
+            f"{self.opponent} at {self.opponent_seconds:g} s"
+        return (f"MCTS ({self.preset}) vs {opponent}, boards {', '.join(map(str, self.boards))}, "
                 f"{self.games_per_side} games per side, "
                 f"rollouts {'/'.join('on' if r else 'off' for r in self.rollouts)}, "
                 f"{budget}, base seed {self.base_seed}"
@@ -107,12 +110,13 @@ def read_results(path: Path) -> List[dict]:
 
 
 # What makes games comparable in one table; board, side, rollouts and seed are what the table varies.
-SETTING_FIELDS = ("preset", "opponent", "seconds", "iterations", "team", "competition")
+SETTING_FIELDS = ("preset", "opponent", "seconds", "iterations", "team", "competition", "opponent_seconds")
 
 
 def describe_records(records: Sequence[dict]) -> str:
     """A title for a table of finished games; a clear error when they were played with different
-    settings (another preset, opponent, budget, team or clock), which one table must not mix."""
+    settings (another preset, opponent, budget, opponent's budget, team or clock), which one table
+    must not mix."""
     if not records:
         raise ValueError("no finished games to summarise: play some first (without --report)")
     settings = {tuple(r["spec"].get(k) for k in SETTING_FIELDS) for r in records}
@@ -121,7 +125,9 @@ def describe_records(records: Sequence[dict]) -> str:
                            for values in sorted(settings, key=str))
         raise ValueError(f"the results file mixes {len(settings)} settings ({listed}): "
                          f"give each setting its own --out folder")
-    preset, opponent, seconds, iterations, team, competition = next(iter(settings))
+    preset, opponent, seconds, iterations, team, competition, opponent_seconds = next(iter(settings))
+    if opponent_seconds is not None:
+        opponent = f"{opponent} at {opponent_seconds:g} s"
     boards = sorted({r["spec"]["board"] for r in records})
     return (f"MCTS ({preset}) vs {opponent}, boards {', '.join(map(str, boards))}, "
             f"{Budget(seconds=seconds, iterations=iterations)}, {len(records)} games"

@@ -41,7 +41,7 @@ def check_opponent(opponent: str) -> str:
     mcts_names = ["mcts"] + [f"mcts-{name}" for name in sorted(PRESETS) if name != "default"]
     others = sorted(set(botbowl.list_bots()) - set(mcts_names))
     raise ValueError(f"unknown opponent {opponent!r}: choose one of {', '.join(mcts_names + others)} "
-                     f"(MCTS opponents play with the same budget)")
+                     f"(MCTS opponents play with the same budget, or their own seconds)")
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,7 @@ class GameSpec:
     team: str = "human"
     competition: bool = False
     search_workers: int = 1  # MCTS's searches per decision (`MCTSBot(workers=...)`); its opponent's is 1
+    opponent_seconds: Optional[float] = None  # an MCTS opponent's own seconds per decision (default: `seconds`)
 
     def __post_init__(self) -> None:
         check_board_size(self.board)
@@ -70,13 +71,19 @@ class GameSpec:
             raise ValueError(f"unknown preset {self.preset!r}: choose one of {', '.join(sorted(PRESETS))}")
         check_opponent(self.opponent)
         Budget(seconds=self.seconds, iterations=self.iterations)  # validates the budget
+        if self.opponent_seconds is not None:
+            if mcts_preset_of(self.opponent) is None:
+                raise ValueError(f"an opponent budget is for MCTS opponents (mcts, mcts-<preset>), "
+                                 f"not {self.opponent!r}: drop the opponent's seconds")
+            Budget(seconds=self.opponent_seconds, iterations=self.iterations)
 
     @property
     def key(self) -> str:
         """Identifies the game in a results file (what is played, not how fast the machine is)."""
         return (f"{self.board}/{self.side}/{'rollouts' if self.rollouts else 'no-rollouts'}/{self.seed}/"
                 f"{self.preset}/{self.opponent}/{self.seconds}/{self.iterations}/{self.team}/{self.competition}"
-                + (f"/workers{self.search_workers}" if self.search_workers > 1 else ""))
+                + (f"/workers{self.search_workers}" if self.search_workers > 1 else "")
+                + (f"/opponent-seconds{self.opponent_seconds}" if self.opponent_seconds is not None else ""))
 
 
 class CheckedAgent(botbowl.Agent):
@@ -119,7 +126,8 @@ class CheckedAgent(botbowl.Agent):
 def make_opponent(spec: GameSpec) -> botbowl.Agent:
     preset = mcts_preset_of(spec.opponent)
     if preset is not None:
-        return MCTSBot(spec.opponent, seconds=spec.seconds, iterations=spec.iterations, preset=preset,
+        seconds = spec.seconds if spec.opponent_seconds is None else spec.opponent_seconds
+        return MCTSBot(spec.opponent, seconds=seconds, iterations=spec.iterations, preset=preset,
                        seed=spec.seed + 1)
     if spec.opponent == "random":
         return RandomBot("random", seed=spec.seed + 1)
