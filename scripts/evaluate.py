@@ -32,8 +32,8 @@ def main() -> None:
                         help="random (default), scripted (the rule-based sparring partner), any bot registered "
                              "with botbowl, or mcts / mcts-<preset> for another MCTS configuration with the same budget")
     parser.add_argument("--opponent-seconds", type=cli.positive_float, default=None, metavar="SECONDS",
-                        help="an MCTS opponent's own seconds per decision, e.g. twice MCTS's to measure what "
-                             "doubling the time is worth (default: the same budget as MCTS)")
+                        help="an MCTS opponent's own seconds per decision, e.g. half of --seconds to measure what "
+                             "twice the time is worth (default: the same budget as MCTS)")
     parser.add_argument("--team", default="human", help="team file for both sides (default human)")
     parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="base seed (default 0)")
     parser.add_argument("--competition", action="store_true", help="play under botbowl's competition clocks")

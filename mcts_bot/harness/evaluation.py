@@ -41,6 +41,10 @@ def game_seed(base_seed: int, board: int, rollouts: bool, side: str, number: int
     return zlib.crc32(f"{base_seed}/{board}/{int(rollouts)}/{side}/{number}".encode()) & 0x7FFFFFFF
 
 
+def _opponent_label(opponent: str, seconds: Optional[float]) -> str:
+    return opponent if seconds is None else f"{opponent} at {seconds:g} s"
+
+
 @dataclass(frozen=True)
 class Settings:
     """What an evaluation plays: every game of every board, side and rollout setting."""
@@ -81,9 +85,7 @@ class Settings:
 
     def describe(self) -> str:
         budget = Budget(seconds=self.seconds, iterations=self.iterations)
-        opponent = self.opponent if self.opponent_seconds is None else \
-            f"{self.opponent} at {self.opponent_seconds:g} s"
-        return (f"MCTS ({self.preset}) vs {opponent}, boards {', '.join(map(str, self.boards))}, "
+        return (f"MCTS ({self.preset}) vs {_opponent_label(self.opponent, self.opponent_seconds)}, boards {', '.join(map(str, self.boards))}, "
                 f"{self.games_per_side} games per side, "
                 f"rollouts {'/'.join('on' if r else 'off' for r in self.rollouts)}, "
                 f"{budget}, base seed {self.base_seed}"
@@ -126,10 +128,8 @@ def describe_records(records: Sequence[dict]) -> str:
         raise ValueError(f"the results file mixes {len(settings)} settings ({listed}): "
                          f"give each setting its own --out folder")
     preset, opponent, seconds, iterations, team, competition, opponent_seconds = next(iter(settings))
-    if opponent_seconds is not None:
-        opponent = f"{opponent} at {opponent_seconds:g} s"
     boards = sorted({r["spec"]["board"] for r in records})
-    return (f"MCTS ({preset}) vs {opponent}, boards {', '.join(map(str, boards))}, "
+    return (f"MCTS ({preset}) vs {_opponent_label(opponent, opponent_seconds)}, boards {', '.join(map(str, boards))}, "
             f"{Budget(seconds=seconds, iterations=iterations)}, {len(records)} games"
             + (", competition clocks" if competition else ""))
 
