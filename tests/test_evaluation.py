@@ -7,7 +7,7 @@ import pytest
 
 from conftest import run_script
 from mcts_bot.harness import evaluation
-from mcts_bot.harness.matches import GameSpec, make_opponent
+from mcts_bot.harness.matches import GameSpec, make_opponent, play_game
 
 def record(board, side, rollouts, result, mine, theirs, iterations=100.0, overruled=None):
     spec = GameSpec(board=board, side=side, rollouts=rollouts, seed=0, iterations=10)
@@ -142,6 +142,7 @@ def test_tiny_evaluation_end_to_end(tmp_path):
     for r in records:
         assert r["result"] in ("win", "draw", "loss") and r["decisions"] > 0 and r["seconds"] > 0
         assert {"score", "casualties_inflicted", "casualties_suffered", "mean_iterations"} <= set(r)
+        assert r["opponent_mean_iterations"] is None  # random does not search
         assert r["spec"]["side"] in ("home", "away") and isinstance(r["spec"]["seed"], int)
     table = (out / "table.md").read_text()
     assert "| Yes | 1 |" in table and "| No | 1 |" in table and "Win rate 95% CI" in table
@@ -194,3 +195,9 @@ def test_an_mcts_opponent_can_have_its_own_seconds():
     with pytest.raises(ValueError, match="mixes 2 settings"):
         evaluation.describe_records(records)
     assert "vs mcts at 1 s" in evaluation.describe_records(records[:1])
+
+
+def test_a_record_counts_an_mcts_opponents_iterations():
+    record = play_game(GameSpec(board=1, side="away", rollouts=False, seed=3, opponent="mcts", iterations=4))
+    assert record["crash"] is None and record["mean_iterations"] > 0
+    assert 0 < record["opponent_mean_iterations"] <= 4
