@@ -537,13 +537,7 @@ def _first(game: botbowl.Game) -> Action:
 
 def scripted_action(game: botbowl.Game, rng: Optional[np.random.RandomState] = None) -> Action:
     """The scripted policy's action for whoever acts in `game` (a `RolloutPolicy`; `rng` is not needed:
-    the policy is deterministic, ties going to the lower shirt number). The search's copy of the game
-    remembers it per state: the priors of a node and the finish of a leaf ask about the same states."""
-    remembered = getattr(game, "remembered_decision", None)  # a `search_copy.SearchGame`
-    return _decide(game) if remembered is None else remembered(_decide)
-
-
-def _decide(game: botbowl.Game) -> Action:
+    the policy is deterministic, ties going to the lower shirt number)."""
     proc = game.get_procedure()
     team = game.active_team
     choices = _choices(game)

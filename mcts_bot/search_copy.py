@@ -9,18 +9,16 @@ search) after every step that leaves that player to choose, and the search steps
 again and again: every iteration walks down from the root. On the seeded benchmark positions 70-85%
 of those calls were for a state the same search had already stepped into. `SearchGame` keeps each
 result under the state's hash (`hashing.game_state_hash`, which leaves the paths out and keeps
-everything else a path depends on) and hands it back instead of searching again. It does the same
-for the decisions of a deterministic policy (`remembered_decision`): the scripted policy, which the
-priors of a node and the finish of a leaf ask about the same states.
+everything else a path depends on) and hands it back instead of searching again.
 """
 from __future__ import annotations
 
 from copy import deepcopy
-from typing import Callable, Dict, List, Tuple
+from typing import Dict, List, Tuple
 
 import botbowl
 import numpy as np
-from botbowl.core import Action, Agent
+from botbowl.core import Agent
 from botbowl.core.model import BBDie, ActionChoice, D3, D6, D8
 from botbowl.core.procedure import MoveAction
 
@@ -28,7 +26,6 @@ from mcts_bot.hashing import game_state_hash
 
 # Enough for the move decisions of a long search; past it the memo starts again (memory stays bounded).
 MAX_REMEMBERED_PATHS = 4096
-MAX_REMEMBERED_DECISIONS = 16384
 
 
 class CountingRandomState(np.random.RandomState):
@@ -65,10 +62,8 @@ class SearchGame(botbowl.Game):
     """
 
     remember_paths = True  # False: botbowl's own behaviour (for measuring what the memo saves)
-    remember_decisions = True  # False: ask the policy every time (likewise)
     paths_memo: Dict[int, Tuple[List[ActionChoice], dict]]
     paths_memo_hits: int
-    decisions_memo: Dict[tuple, Action]
 
     def set_seed(self, seed: int) -> None:
         self.seed, self.rng = seed, CountingRandomState(seed)
@@ -96,19 +91,6 @@ class SearchGame(botbowl.Game):
         if len(self.paths_memo) >= MAX_REMEMBERED_PATHS:
             self.paths_memo.clear()
         self.paths_memo[key] = (list(self.state.available_actions), proc.paths)
-
-    def remembered_decision(self, decide: Callable[[botbowl.Game], Action]) -> Action:
-        """`decide(self)` for a policy that decides from the state alone, remembered under the state's
-        hash (a copy of the action: botbowl may fill in an action's square as it checks it)."""
-        if not self.remember_decisions:
-            return decide(self)
-        key = (decide, game_state_hash(self))
-        action = self.decisions_memo.get(key)
-        if action is None:
-            if len(self.decisions_memo) >= MAX_REMEMBERED_DECISIONS:
-                self.decisions_memo.clear()
-            action = self.decisions_memo[key] = decide(self)
-        return Action(action.action_type, position=action.position, player=action.player)
 
 
 def private_copy(game: botbowl.Game, seed: int) -> SearchGame:
@@ -145,7 +127,6 @@ def private_copy(game: botbowl.Game, seed: int) -> SearchGame:
     clone = deepcopy(game, memo)
     clone.__class__ = SearchGame
     clone.paths_memo, clone.paths_memo_hits = {}, 0
-    clone.decisions_memo = {}
     clone.config.competition_mode = False  # no clocks in the search
     clone.config.debug_mode = False
     clone.set_seed(seed)  # the real game's dice stay unknown to the search

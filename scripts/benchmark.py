@@ -8,10 +8,10 @@ rollout policy's decisions and the leaf value (the heuristic). With --profile it
 top functions by own time.
 
 With --compare PART it times every search with and without one part, interleaved: the search
-copy's memo of botbowl's paths (`paths-memo`, `mcts_bot/search_copy.py`), its memo of the scripted
-policy's decisions (`decisions-memo`), the faster bookkeeping of botbowl's forward model
-(`fast-reversible`, `mcts_bot/fast_reversible.py`), or following a step that threw no dice to its
-one known outcome without hashing the state (`dice-free-hash`, `mcts_bot/mcts.py`).
+copy's memo of botbowl's paths (`paths-memo`, `mcts_bot/search_copy.py`), the faster bookkeeping
+of botbowl's forward model (`fast-reversible`, `mcts_bot/fast_reversible.py`), or following a step
+that threw no dice to its one known outcome without hashing the state (`dice-free-hash`,
+`mcts_bot/mcts.py`).
 
 With --workers 1 2 it compares instead the iterations per decision of `MCTSBot(workers=N)` at the
 same seconds per decision, on the same positions, the settings interleaved position by position
@@ -41,10 +41,6 @@ POSITIONS = ((1, 40), (2, 80), (3, 120))
 
 def _switch_paths_memo(on: bool) -> None:
     SearchGame.remember_paths = on
-
-
-def _switch_decisions_memo(on: bool) -> None:
-    SearchGame.remember_decisions = on
 
 
 def _switch_dice_free_hash(on: bool) -> None:
@@ -84,7 +80,7 @@ class Timed:
 
 # The parts --compare can switch off, each by a function of on/off.
 PARTS = {"paths-memo": _switch_paths_memo, "fast-reversible": _switch_fast_reversible,
-         "dice-free-hash": _switch_dice_free_hash, "decisions-memo": _switch_decisions_memo}
+         "dice-free-hash": _switch_dice_free_hash}
 
 
 def main() -> None:

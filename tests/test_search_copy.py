@@ -1,4 +1,4 @@
-"""The search's private copy: remembered paths and decisions and skipped hashes must change nothing but speed."""
+"""The search's private copy: remembered paths and skipped hashes must change nothing but speed."""
 import botbowl
 import numpy as np
 import pytest
@@ -11,7 +11,6 @@ from mcts_bot.hashing import game_state_hash
 from mcts_bot.mcts import _Search
 from mcts_bot.nodes import iter_action_nodes
 from mcts_bot.policies import random_rollout_policy
-from mcts_bot.scripted import scripted_action
 from mcts_bot.search_copy import SearchGame, private_copy
 
 
@@ -79,56 +78,6 @@ def test_the_memo_stays_bounded(monkeypatch):
             break
         actions.step(game, random_rollout_policy(game, rng))
         assert len(game.paths_memo) <= 3
-
-
-def test_remembered_scripted_decisions_equal_the_scripts_own():
-    """Play the scripted policy on a copy with the memo and on the real game without; then again
-    on the copy from the same states (now remembered): the same actions every time."""
-    real = turn_position(5, seed=3)
-    game = private_copy(real, seed=0)
-    start = game.get_step()
-    played = []
-    for _ in range(60):
-        if game.state.game_over:
-            break
-        plain = botbowl.Game.__new__(botbowl.Game)  # the copy's state, seen as a plain game: no memo
-        plain.__dict__ = game.__dict__
-        expected = action_key(scripted_action(plain))
-        assert action_key(scripted_action(game)) == expected
-        played.append(expected)
-        actions.step(game, scripted_action(game))
-    assert len(game.decisions_memo) > 0
-    game.revert(start)
-    game.set_seed(0)
-    for expected in played:
-        if game.state.game_over:
-            break
-        action = scripted_action(game)
-        assert action_key(action) == expected
-        actions.step(game, action)
-
-
-def test_a_search_builds_the_same_tree_with_and_without_remembered_decisions(monkeypatch):
-    game = turn_position(11, seed=2)
-    with_memo = mcts_bot.search(game, iterations=80, seed=4)
-    monkeypatch.setattr(SearchGame, "remember_decisions", False)
-    without = mcts_bot.search(game, iterations=80, seed=4)
-
-    def shape(root):
-        return [(node.visits, round(node.total_value, 9), [action_key(c.action) for c in node.children])
-                for node in iter_action_nodes(root)]
-
-    assert shape(with_memo) == shape(without)
-
-
-def test_remembered_decisions_stay_bounded(monkeypatch):
-    monkeypatch.setattr("mcts_bot.search_copy.MAX_REMEMBERED_DECISIONS", 3)
-    game = private_copy(turn_position(3, seed=1), seed=0)
-    for _ in range(100):
-        if game.state.game_over:
-            break
-        actions.step(game, scripted_action(game))
-        assert len(game.decisions_memo) <= 3
 
 
 def test_the_real_game_stays_a_plain_game():
