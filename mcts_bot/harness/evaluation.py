@@ -85,7 +85,8 @@ class Settings:
 
     def describe(self) -> str:
         budget = Budget(seconds=self.seconds, iterations=self.iterations)
-        return (f"MCTS ({self.preset}) vs {_opponent_label(self.opponent, self.opponent_seconds)}, boards {', '.join(map(str, self.boards))}, "
+        return (f"MCTS ({self.preset}) vs {_opponent_label(self.opponent, self.opponent_seconds)}, "
+                f"boards {', '.join(map(str, self.boards))}, "
                 f"{self.games_per_side} games per side, "
                 f"rollouts {'/'.join('on' if r else 'off' for r in self.rollouts)}, "
                 f"{budget}, base seed {self.base_seed}"
@@ -129,7 +130,8 @@ def describe_records(records: Sequence[dict]) -> str:
                          f"give each setting its own --out folder")
     preset, opponent, seconds, iterations, team, competition, opponent_seconds = next(iter(settings))
     boards = sorted({r["spec"]["board"] for r in records})
-    return (f"MCTS ({preset}) vs {_opponent_label(opponent, opponent_seconds)}, boards {', '.join(map(str, boards))}, "
+    return (f"MCTS ({preset}) vs {_opponent_label(opponent, opponent_seconds)}, "
+            f"boards {', '.join(map(str, boards))}, "
             f"{Budget(seconds=seconds, iterations=iterations)}, {len(records)} games"
             + (", competition clocks" if competition else ""))
 

@@ -167,7 +167,8 @@ def play_game(spec: GameSpec) -> dict:
         "decisions": totals.decisions,
         "searches": totals.searches,
         "mean_iterations": totals.mean_iterations,
-        "opponent_mean_iterations": opponent.bot.totals.mean_iterations if isinstance(opponent.bot, MCTSBot) else None,
+        "opponent_mean_iterations": (opponent.bot.totals.mean_iterations if isinstance(opponent.bot, MCTSBot)
+                                     else None),
         "overruled": totals.overruled,
         "search_errors": totals.errors,
         "safe_actions": totals.safe_actions,
