@@ -8,7 +8,8 @@ rollout policy's decisions and the leaf value (the heuristic). With --profile it
 top functions by own time.
 
 With --compare PART it times every search with and without one part, interleaved: the search
-copy's memo of botbowl's paths (`paths-memo`, `mcts_bot/search_copy.py`), the faster bookkeeping
+copy's memo of botbowl's paths (`paths-memo`, `mcts_bot/search_copy.py`), its memo of set-ups
+(`setup-memo`: formations and each team's half of the pitch, same file), the faster bookkeeping
 of botbowl's forward model (`fast-reversible`, `mcts_bot/fast_reversible.py`), or following a step
 that threw no dice to its one known outcome without hashing the state (`dice-free-hash`,
 `mcts_bot/mcts.py`).
@@ -41,6 +42,10 @@ POSITIONS = ((1, 40), (2, 80), (3, 120))
 
 def _switch_paths_memo(on: bool) -> None:
     SearchGame.remember_paths = on
+
+
+def _switch_setup_memo(on: bool) -> None:
+    SearchGame.remember_setups = on
 
 
 def _switch_dice_free_hash(on: bool) -> None:
@@ -79,8 +84,8 @@ class Timed:
 
 
 # The parts --compare can switch off, each by a function of on/off.
-PARTS = {"paths-memo": _switch_paths_memo, "fast-reversible": _switch_fast_reversible,
-         "dice-free-hash": _switch_dice_free_hash}
+PARTS = {"paths-memo": _switch_paths_memo, "setup-memo": _switch_setup_memo,
+         "fast-reversible": _switch_fast_reversible, "dice-free-hash": _switch_dice_free_hash}
 
 
 def main() -> None:

@@ -1,12 +1,14 @@
-"""The search's private copy: remembered paths and skipped hashes must change nothing but speed."""
+"""The search's private copy: remembered paths and set-ups and skipped hashes must change nothing but speed."""
 import botbowl
 import numpy as np
 import pytest
-from botbowl.core.model import D6
+from botbowl.core import Action
+from botbowl.core.model import D6, Formation
 
 import mcts_bot
-from conftest import action_key, turn_position
+from conftest import action_key, setup_position, turn_position
 from mcts_bot import actions
+from mcts_bot.harness.games import random_position
 from mcts_bot.hashing import game_state_hash
 from mcts_bot.mcts import _Search
 from mcts_bot.nodes import iter_action_nodes
@@ -61,6 +63,45 @@ def test_a_search_builds_the_same_tree_with_and_without_the_memo(monkeypatch):
     with_memo = mcts_bot.search(game, iterations=120, seed=4)
     monkeypatch.setattr(SearchGame, "set_available_actions", botbowl.Game.set_available_actions)
     without = mcts_bot.search(game, iterations=120, seed=4)
+
+    def shape(root):
+        return [(node.visits, round(node.total_value, 9), [action_key(c.action) for c in node.children])
+                for node in iter_action_nodes(root)]
+
+    assert shape(with_memo) == shape(without)
+
+
+@pytest.mark.parametrize("board", [3, 5, 11])
+def test_remembered_setups_equal_botbowls_own(board):
+    """Every formation at a kick-off, stepped twice (the second time from the memo), places the
+    same players on the same squares as in a copy that asks botbowl each time."""
+    real = setup_position(board, seed=board)
+    game = private_copy(real, seed=0)
+    fresh = private_copy(real, seed=0)
+    fresh.__class__ = botbowl.Game
+    assert type(real.config.defensive_formations[0]) is Formation  # the real game's stay botbowl's
+    team = game.active_team
+    formations = [Action(c.action_type) for c in game.state.available_actions if actions.is_formation(Action(c.action_type))]
+    assert formations
+    start = game.get_step()
+    for _ in range(2):
+        for formation in formations:
+            placed = []
+            for copy in (game, fresh):
+                actions.step(copy, formation)
+                placed.append(sorted((p.player_id, p.position.x, p.position.y)
+                                     for p in copy.get_players_on_pitch(copy.state.team_by_id[team.team_id])))
+                copy.revert(start)
+            assert placed[0] == placed[1]
+    assert len(game.formations_memo) == len(formations)
+    assert [(s.x, s.y) for s in game.get_team_side(team)] == [(s.x, s.y) for s in fresh.get_team_side(team)]
+
+
+def test_a_search_through_a_kick_off_builds_the_same_tree_with_and_without_the_setup_memo(monkeypatch):
+    game = random_position(5, seed=3, steps=120)  # a block whose tree reaches the next kick-off
+    with_memo = mcts_bot.search(game, iterations=150, seed=4)
+    monkeypatch.setattr(SearchGame, "remember_setups", False)
+    without = mcts_bot.search(game, iterations=150, seed=4)
 
     def shape(root):
         return [(node.visits, round(node.total_value, 9), [action_key(c.action) for c in node.children])
