@@ -147,7 +147,8 @@ def main() -> None:
             in_botbowl = sum(s.botbowl_seconds for s in stats)
             iterating = seconds - copying
             parts = " | ".join(f"{100 * part_seconds[on][name] / iterating:.1f}%" for name in TIMED_PARTS)
-            print(f"| {board} | {('on' if on else 'off') if args.compare else 'all on'} | {len(stats)} | {iterations} | {iterations / seconds:.0f} "
+            label = ('on' if on else 'off') if args.compare else 'all on'
+            print(f"| {board} | {label} | {len(stats)} | {iterations} | {iterations / seconds:.0f} "
                   f"| {1000 * copying / len(stats):.0f} | {100 * in_botbowl / iterating:.1f}% "
                   f"| {100 * (iterating - in_botbowl) / iterating:.1f}% | {parts} | {sum(s.nodes for s in stats)} |")
     switch(True)

@@ -26,6 +26,11 @@ def choices(game: botbowl.Game) -> list:
     return out
 
 
+def tree_shape(root) -> list:
+    return [(node.visits, round(node.total_value, 9), [action_key(c.action) for c in node.children])
+            for node in iter_action_nodes(root)]
+
+
 @pytest.mark.parametrize("board", [3, 5, 11])
 def test_remembered_paths_equal_botbowls_own(board):
     """Step random actions, revert, step them again (now from the memo): the choices, the paths
@@ -64,11 +69,7 @@ def test_a_search_builds_the_same_tree_with_and_without_the_memo(monkeypatch):
     monkeypatch.setattr(SearchGame, "set_available_actions", botbowl.Game.set_available_actions)
     without = mcts_bot.search(game, iterations=120, seed=4)
 
-    def shape(root):
-        return [(node.visits, round(node.total_value, 9), [action_key(c.action) for c in node.children])
-                for node in iter_action_nodes(root)]
-
-    assert shape(with_memo) == shape(without)
+    assert tree_shape(with_memo) == tree_shape(without)
 
 
 @pytest.mark.parametrize("board", [3, 5, 11])
@@ -81,7 +82,8 @@ def test_remembered_setups_equal_botbowls_own(board):
     fresh.__class__ = botbowl.Game
     assert type(real.config.defensive_formations[0]) is Formation  # the real game's stay botbowl's
     team = game.active_team
-    formations = [Action(c.action_type) for c in game.state.available_actions if actions.is_formation(Action(c.action_type))]
+    formations = [Action(c.action_type) for c in game.state.available_actions
+                  if actions.is_formation(Action(c.action_type))]
     assert formations
     start = game.get_step()
     for _ in range(2):
@@ -103,11 +105,7 @@ def test_a_search_through_a_kick_off_builds_the_same_tree_with_and_without_the_s
     monkeypatch.setattr(SearchGame, "remember_setups", False)
     without = mcts_bot.search(game, iterations=150, seed=4)
 
-    def shape(root):
-        return [(node.visits, round(node.total_value, 9), [action_key(c.action) for c in node.children])
-                for node in iter_action_nodes(root)]
-
-    assert shape(with_memo) == shape(without)
+    assert tree_shape(with_memo) == tree_shape(without)
 
 
 def test_the_memo_stays_bounded(monkeypatch):
