@@ -13,6 +13,7 @@ import mcts_bot  # noqa: F401  (registers the bots)
 from mcts_bot import ActionNode, ChanceNode
 from mcts_bot import actions
 from mcts_bot.harness.games import random_position
+from mcts_bot.nodes import iter_action_nodes
 from mcts_bot.policies import random_rollout_policy
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
@@ -73,6 +74,13 @@ def action_key(action: Action) -> tuple:
     """An action as plain data (type, player id, square), to compare actions across objects."""
     return (action.action_type.name, action.player.player_id if action.player else "",
             (action.position.x, action.position.y) if action.position else ())
+
+
+def tree_data(root: ActionNode) -> list:
+    """Every ActionNode of a search tree as plain data (state hash, visits, value, its children's
+    actions), to check that two searches built the same tree."""
+    return [(node.key, node.visits, round(node.total_value, 9), [action_key(c.action) for c in node.children])
+            for node in iter_action_nodes(root)]
 
 
 def run_script(script: str, *args, timeout: float = 900) -> subprocess.CompletedProcess:

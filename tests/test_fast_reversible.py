@@ -4,10 +4,9 @@ import pytest
 from botbowl.core.forward_model import AssignmentStep, CallableStep, Reversible, ReversibleList, Trajectory
 
 import mcts_bot
-from conftest import move_position, turn_position
+from conftest import move_position, tree_data, turn_position
 from mcts_bot import actions, fast_reversible
 from mcts_bot.hashing import game_state_hash
-from mcts_bot.nodes import iter_action_nodes
 from mcts_bot.policies import random_rollout_policy
 from mcts_bot.search_copy import private_copy
 
@@ -119,8 +118,7 @@ def test_same_logs_and_states_as_botbowls_own(position):
 
 
 def _tree(game, seed: int):
-    root = mcts_bot.search(game, iterations=40, seed=seed)
-    return [(node.key, node.visits, round(node.total_value, 9)) for node in iter_action_nodes(root)]
+    return tree_data(mcts_bot.search(game, iterations=40, seed=seed))
 
 
 @pytest.mark.parametrize("board", [3, 5])

@@ -6,12 +6,11 @@ from botbowl.core import Action
 from botbowl.core.model import D6, Formation
 
 import mcts_bot
-from conftest import action_key, setup_position, turn_position
+from conftest import setup_position, tree_data, turn_position
 from mcts_bot import actions
 from mcts_bot.harness.games import random_position
 from mcts_bot.hashing import game_state_hash
 from mcts_bot.mcts import _Search
-from mcts_bot.nodes import iter_action_nodes
 from mcts_bot.policies import random_rollout_policy
 from mcts_bot.search_copy import SearchGame, private_copy
 
@@ -24,11 +23,6 @@ def choices(game: botbowl.Game) -> list:
         out.append((choice.action_type, tuple(p.player_id for p in choice.players),
                     tuple((s.x, s.y) for s in choice.positions), paths, tuple(map(str, choice.block_dice))))
     return out
-
-
-def tree_shape(root) -> list:
-    return [(node.visits, round(node.total_value, 9), [action_key(c.action) for c in node.children])
-            for node in iter_action_nodes(root)]
 
 
 @pytest.mark.parametrize("board", [3, 5, 11])
@@ -69,7 +63,7 @@ def test_a_search_builds_the_same_tree_with_and_without_the_memo(monkeypatch):
     monkeypatch.setattr(SearchGame, "set_available_actions", botbowl.Game.set_available_actions)
     without = mcts_bot.search(game, iterations=120, seed=4)
 
-    assert tree_shape(with_memo) == tree_shape(without)
+    assert tree_data(with_memo) == tree_data(without)
 
 
 @pytest.mark.parametrize("board", [3, 5, 11])
@@ -105,7 +99,7 @@ def test_a_search_through_a_kick_off_builds_the_same_tree_with_and_without_the_s
     monkeypatch.setattr(SearchGame, "remember_setups", False)
     without = mcts_bot.search(game, iterations=150, seed=4)
 
-    assert tree_shape(with_memo) == tree_shape(without)
+    assert tree_data(with_memo) == tree_data(without)
 
 
 def test_the_memo_stays_bounded(monkeypatch):
@@ -167,8 +161,6 @@ def test_a_search_builds_the_same_tree_without_hashing_dice_free_steps(monkeypat
     for skip in (True, False):
         monkeypatch.setattr(_Search, "skip_dice_free_hash", skip)
         hashed.clear()
-        trees[skip] = ([(node.key, node.visits, round(node.total_value, 9))
-                        for node in iter_action_nodes(mcts_bot.search(turn_position(5, seed=3), iterations=120,
-                                                                      seed=2))], len(hashed))
+        trees[skip] = (tree_data(mcts_bot.search(turn_position(5, seed=3), iterations=120, seed=2)), len(hashed))
     assert trees[True][0] == trees[False][0]
     assert trees[True][1] < 0.8 * trees[False][1]  # and most steps skipped the hash
