@@ -12,7 +12,7 @@ import numpy as np
 from botbowl.core import Action
 
 from mcts_bot import actions as game_actions
-from mcts_bot import timing
+from mcts_bot import timing, tree_parallel
 from mcts_bot.hashing import game_state_hash
 from mcts_bot.nodes import ActionNode, ChanceNode
 from mcts_bot.policies import FinalPolicy, RolloutPolicy, TreePolicy, most_visited
@@ -24,6 +24,7 @@ from mcts_bot.mcts import Budget, SearchResult, SearchStats, log_failure_once, r
 from mcts_bot.workers import SearchWorkers, merge
 
 DecisionHook = Callable[[botbowl.Game, SearchResult, Action], None]
+PARALLEL_SCHEMES = ("root", "tree")
 
 MIN_SEARCH_SECONDS = 0.05  # with less time than this, play a safe action instead of searching
 # Under a clock, held back for sending the state to the workers, waiting for a late one
@@ -59,9 +60,12 @@ class MCTSBot(botbowl.Agent):
         preset: "default" (the strongest measured settings) or "vanilla" (the seed's), or a Preset.
         rollouts, tree_policy, rollout_policy, heuristic, final_policy: replace that part of the preset.
         seed: seeds every random choice of the bot (searches and the dice they imagine).
-        workers: searches run at once for each decision, in separate processes, their root
-            statistics merged (`mcts_bot.workers`); each has the whole budget. 1: search in this
-            process only. Helper processes are started once per game and stopped at its end.
+        workers: processes searching each decision (this one and `workers - 1` helpers, started
+            once per game and stopped at its end). 1: search in this process only.
+        parallel: how the workers share a decision. "root": each grows a tree of its own, their
+            root statistics merged before the final choice (`mcts_bot.workers`); "tree": one tree,
+            in this process, whose iterations the helpers play too (`mcts_bot.tree_parallel`;
+            presets with priors only).
         on_decision: called after each search with (game, result, action), e.g. to log or keep trees.
 
     `act()` never raises: whatever fails, it returns the best action found so far, or else the
@@ -73,7 +77,8 @@ class MCTSBot(botbowl.Agent):
                  preset: Union[str, Preset] = "default", rollouts: Optional[bool] = None,
                  tree_policy: Optional[TreePolicy] = None, rollout_policy: Optional[RolloutPolicy] = None,
                  heuristic: Optional[Heuristic] = None, final_policy: Optional[FinalPolicy] = None,
-                 seed: Optional[int] = None, on_decision: Optional[DecisionHook] = None, workers: int = 1):
+                 seed: Optional[int] = None, on_decision: Optional[DecisionHook] = None, workers: int = 1,
+                 parallel: str = "root"):
         super().__init__(name)
         if rollouts is not None and not isinstance(rollouts, bool):
             raise TypeError(f"rollouts must be True or False, got {rollouts!r}")
@@ -87,7 +92,14 @@ class MCTSBot(botbowl.Agent):
         self.seed = seed
         self.rng = np.random.RandomState(seed)
         self.on_decision = on_decision
-        self.workers = SearchWorkers(workers, self.preset, seed)
+        if parallel not in PARALLEL_SCHEMES:
+            raise ValueError(f"parallel must be one of {', '.join(PARALLEL_SCHEMES)}, got {parallel!r}")
+        if parallel == "tree" and self.preset.priors is None:
+            raise ValueError(f"parallel='tree' needs a preset with priors (PUCT), and {self.preset.name!r} has "
+                             f"none: use parallel='root', or a preset such as 'default'")
+        self.parallel = parallel
+        self.workers = SearchWorkers(workers, self.preset, seed,
+                                     serve=tree_parallel.serve if parallel == "tree" else None)
         self.last_root: Optional[ActionNode] = None  # the last search's tree, released when the next one starts
         self._played: Optional[ChanceNode] = None  # with reuse_tree: the tree's edge for the last action played
         self.last_stats: Optional[SearchStats] = None
@@ -161,13 +173,18 @@ class MCTSBot(botbowl.Agent):
         handing = time.perf_counter()
         own, pending = self._submit(game, team, deadline)
         handing = time.perf_counter() - handing
+        helpers = None
+        if pending and self.parallel == "tree":
+            helpers, pending = tree_parallel.TreeHelpers(pending, self.rng), []
         result = run_search(game if own is None else own, budget=self.budget, preset=self.preset, rng=self.rng,
-                            team=team, deadline=deadline, root=reused, copy=own is None)
+                            team=team, deadline=deadline, root=reused, copy=own is None, helpers=helpers)
+        if helpers is not None:
+            self._settle(helpers)
         if own is not None:  # its copy was made (and sent to the helpers) before the search's clock started
             result.stats = dataclasses.replace(result.stats, seconds=result.stats.seconds + handing,
                                                copy_seconds=result.stats.copy_seconds + handing)
         del own
-        reused_tree = result.root.visits > result.stats.iterations
+        reused_tree = result.root.visits > result.stats.iterations + result.stats.merged_iterations
         if pending:
             self._merge(result, pending, deadline)
         del reused
@@ -202,10 +219,19 @@ class MCTSBot(botbowl.Agent):
         own = None
         try:
             own = private_copy(game, seed=0)  # run_search gives it dice of its own
+            if self.parallel == "tree":
+                return own, self.workers.share(own, team)
             return own, self.workers.submit(own, team, self.budget, deadline)
         except Exception as exc:  # noqa: BLE001
             log_failure_once(exc, "the search workers could not be given the decision; searching alone")
             return own, []
+
+    def _settle(self, helpers: tree_parallel.TreeHelpers) -> None:
+        """After a tree-parallel search: log the helpers' failures, note the replies still due."""
+        for error in helpers.errors:
+            log_failure_once(RuntimeError(error), "a search worker failed; the decision went on without it")
+        self.totals.errors += bool(helpers.errors)
+        self.workers.late(helpers.late)
 
     def _merge(self, result: SearchResult, pending: list, deadline: Optional[float]) -> None:
         try:

@@ -10,7 +10,7 @@ import logging
 import math
 import time
 from dataclasses import dataclass
-from typing import List, Optional, Union
+from typing import TYPE_CHECKING, List, Optional, Union
 
 import botbowl
 import numpy as np
@@ -24,6 +24,9 @@ from mcts_bot.policies import most_visited
 from mcts_bot.presets import Preset, configure
 from mcts_bot.priors import action_priors
 from mcts_bot.search_copy import SearchGame, private_copy
+
+if TYPE_CHECKING:
+    from mcts_bot.tree_parallel import TreeHelpers
 
 logger = logging.getLogger("mcts_bot")
 _logged_failures: set = set()
@@ -114,6 +117,9 @@ class _Search:
     # A step that threw no dice reaches the state it reached before: with one outcome stored, the
     # search follows it without hashing. False: hash after every step (for measuring the saving).
     skip_dice_free_hash = True
+    # Tree parallelism: reseed the copy's dice before every step down the tree, and note on each
+    # state reached the seed that first led there and how often dice did (`tree_parallel`).
+    seed_steps = False
 
     def __init__(self, game: botbowl.Game, team_id: str, preset: Preset, rng: np.random.RandomState,
                  deadline: Optional[float]):
@@ -201,6 +207,10 @@ class _Search:
         node = root
         while not node.is_leaf:
             chance = self._choose(node)
+            seed = None
+            if self.seed_steps:
+                seed = int(self.rng.randint(2 ** 31))
+                self.game.rng.seed(seed)
             thrown = self.game.dice_thrown()
             try:
                 self.step(chance.action)
@@ -210,14 +220,18 @@ class _Search:
             if self.skip_dice_free_hash and len(chance.outcomes) == 1 and self.game.dice_thrown() == thrown:
                 # No dice: the action led where it led before (one outcome), no need to hash the state.
                 node = next(iter(chance.outcomes.values()))
+                node.arrivals += 1
                 path.append(node)
                 continue
             key = game_state_hash(self.game)
             child = chance.outcomes.get(key)
             if child is None:
                 child = chance.outcomes[key] = self.new_node(key)
+                child.dice_seed = seed
+                child.arrivals = 1
                 path.append(child)
                 break
+            child.arrivals += 1
             path.append(child)
             node = child
         return path
@@ -277,7 +291,8 @@ def tree_shape(root: ActionNode) -> tuple:
 
 def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.random.RandomState,
                team: Optional[botbowl.Team] = None, deadline: Optional[float] = None,
-               root: Optional[ActionNode] = None, copy: bool = True) -> SearchResult:
+               root: Optional[ActionNode] = None, copy: bool = True,
+               helpers: Optional["TreeHelpers"] = None) -> SearchResult:
     """Search from `game`'s current state for `team` (default: the team to act). `game` is not changed.
 
     `copy=False`: `game` is already a private copy (`search_copy.private_copy`, or one unpickled)
@@ -293,6 +308,8 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
     Any other exception inside an iteration (a plug-in raising, botbowl failing to step or revert) stops
     the search: it is logged once, with its traceback, and the tree built so far is returned, with
     `stats.error` saying what happened. The copy the error may have spoiled is dropped with the search.
+    `helpers` (`tree_parallel.TreeHelpers`, their processes holding this state) play iterations of
+    this tree between this process's own; they count toward the budget and in `stats.merged_iterations`.
     """
     start = time.perf_counter()
     if budget.seconds is not None:
@@ -316,8 +333,14 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
     # Stopping once the most visited child cannot be overtaken is only safe for that final policy.
     stop_early = preset.stop_when_decided and preset.final_policy is most_visited
     iterating_since = time.perf_counter()
+    if helpers is not None:
+        search.seed_steps = True
+        helpers.bind(search, root)
     while not root.is_leaf:
-        if budget.iterations is not None and iterations + skipped >= budget.iterations:
+        done, in_flight = iterations + skipped, 0  # iterations finished, and started by the helpers
+        if helpers is not None:
+            done, in_flight = done + helpers.completed + helpers.skipped, helpers.in_flight
+        if budget.iterations is not None and done + in_flight >= budget.iterations:
             break
         now = time.perf_counter()
         # An iteration is not started that would, at the mean pace so far, end past the deadline:
@@ -325,10 +348,16 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
         pace = (now - iterating_since) / (iterations + skipped) if iterations + skipped else 0.0
         if deadline is not None and now + pace >= deadline:
             break
+        if helpers is not None:
+            # Work for the helpers: the budget's iterations less one for this process, and nothing
+            # in the last two iterations' time (a helper's queue holds two), so that none is late.
+            room = math.inf if budget.iterations is None else budget.iterations - done - in_flight - 1
+            helpers.keep_busy(0 if deadline is not None and now + 2 * pace >= deadline else room)
         if stop_early and iterations % 8 == 0 and iterations:
-            left = math.inf if budget.iterations is None else budget.iterations - iterations - skipped
-            if deadline is not None:  # at the pace so far, with room for it to speed up
-                left = min(left, 1.5 * iterations * (deadline - now) / max(now - iterating_since, 1e-9))
+            left = math.inf if budget.iterations is None else budget.iterations - done - in_flight
+            if deadline is not None:  # at the pace so far (the helpers' too), with room for it to speed up
+                played = iterations + in_flight + (helpers.completed if helpers is not None else 0)
+                left = min(left, 1.5 * played * (deadline - now) / max(now - iterating_since, 1e-9))
             if decided(root, left):
                 break
         try:
@@ -339,10 +368,15 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
             break
         iterations += completed
         skipped += not completed
+    merged = 0
+    if helpers is not None:
+        helpers.finish(deadline)
+        merged, skipped = helpers.completed, skipped + helpers.skipped
     nodes, depth_min, depth_max, depth_mean = tree_shape(root)
     stats = SearchStats(iterations=iterations, seconds=time.perf_counter() - start, copy_seconds=copy_seconds,
                         botbowl_seconds=search.botbowl_seconds, nodes=nodes, depth_min=depth_min,
-                        depth_max=depth_max, depth_mean=depth_mean, skipped=skipped, error=error)
+                        depth_max=depth_max, depth_mean=depth_mean, skipped=skipped, merged_iterations=merged,
+                        error=error)
     return SearchResult(root=root, stats=stats)
 
 

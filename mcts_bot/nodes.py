@@ -24,7 +24,7 @@ class ActionNode:
     """
 
     __slots__ = ("key", "actions", "biases", "children", "is_opponent", "terminal", "visits", "total_value",
-                 "total_square")
+                 "total_square", "dice_seed", "arrivals")
 
     def __init__(self, key: int, actions: List[Action], is_opponent: bool, terminal: bool,
                  biases: Optional[List[float]] = None):
@@ -37,6 +37,11 @@ class ActionNode:
         self.visits = 0
         self.total_value = 0.0
         self.total_square = 0.0
+        # For tree parallelism (`tree_parallel`): the seed of the dice that first led here from the
+        # parent's action, and how often the search's own dice did, so that a helper can be sent
+        # down an outcome as often as dice reach it.
+        self.dice_seed: Optional[int] = None
+        self.arrivals = 0
 
     @property
     def value(self) -> float:

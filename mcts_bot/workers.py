@@ -28,7 +28,7 @@ import pickle
 import time
 import weakref
 from multiprocessing.connection import Connection, wait
-from typing import List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import botbowl
 import numpy as np
@@ -85,6 +85,18 @@ def merge(root: ActionNode, statistics: RootStatistics) -> int:
     return added
 
 
+def receive(conn: Connection, parent: int):
+    """A helper's next message; None when it is to end: told to (None sent), its pipe closed, or
+    the agent's process gone (killed without the chance to stop its helpers)."""
+    try:
+        while not conn.poll(PARENT_CHECK_SECONDS):
+            if os.getppid() != parent:
+                return None
+        return conn.recv()
+    except (EOFError, OSError):
+        return None
+
+
 def _serve(conn: Connection, preset: Preset, seed: int, parent: int) -> None:
     """A helper's loop: search each state it is sent, reply with the root's statistics; end when
     told to, or when the agent's process is gone (killed without the chance to stop its helpers).
@@ -96,13 +108,7 @@ def _serve(conn: Connection, preset: Preset, seed: int, parent: int) -> None:
     kept: Optional[ActionNode] = None  # the last search's root, for the team of `kept_team`
     kept_team = None
     while True:
-        try:
-            while not conn.poll(PARENT_CHECK_SECONDS):
-                if os.getppid() != parent:
-                    return
-            job = conn.recv()
-        except (EOFError, OSError):
-            return
+        job = receive(conn, parent)
         if job is None:
             return
         snapshot, team_id, iterations, deadline = job
@@ -151,16 +157,18 @@ def _stop(helpers: list) -> None:
 
 
 class SearchWorkers:
-    """`count - 1` helper processes that search alongside the agent's own process."""
+    """`count - 1` helper processes that search alongside the agent's own process, each running
+    `serve` (default: this module's root-parallel loop; `tree_parallel.serve` for tree parallelism)."""
 
-    def __init__(self, count: int, preset: Preset, seed: Optional[int]):
+    def __init__(self, count: int, preset: Preset, seed: Optional[int], serve: Optional[Callable] = None):
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise ValueError(f"workers must be a positive integer, got {count!r}")
         self.count = count
         self.preset = preset
+        self.serve = _serve if serve is None else serve
         self.seeds = np.random.RandomState(seed)
         self._helpers: list = []  # (process, connection)
-        self._late: set = set()  # connections of helpers that missed a deadline: a reply is still to come
+        self._late: Dict[Connection, int] = {}  # helpers that missed a deadline: the replies still to come
         self._finalizer = weakref.finalize(self, _stop, self._helpers)
 
     def start(self) -> None:
@@ -172,7 +180,7 @@ class SearchWorkers:
         context = process_context()
         while len(self._helpers) < self.count - 1:
             ours, theirs = context.Pipe()
-            process = context.Process(target=_serve, args=(theirs, self.preset, int(self.seeds.randint(2 ** 31)),
+            process = context.Process(target=self.serve, args=(theirs, self.preset, int(self.seeds.randint(2 ** 31)),
                                                             os.getpid()),
                                       name=f"mcts-search-{len(self._helpers) + 1}", daemon=True)
             process.start()
@@ -183,12 +191,27 @@ class SearchWorkers:
         _stop(self._helpers)
         self._late.clear()
 
+    def share(self, game: SearchGame, team: botbowl.Team) -> List[Connection]:
+        """Send the state to every helper, for tree parallelism (`tree_parallel`): the connections
+        that took it. `game` is a private copy, as for `submit`."""
+        return self._send_all(lambda snapshot: ("state", snapshot, team.team_id), game)
+
+    def late(self, connections: List[Connection]) -> None:
+        """These helpers owe a finished decision one reply per entry: thrown away if they come by
+        the next decision, else the helper is replaced then."""
+        for conn in connections:
+            self._late[conn] = self._late.get(conn, 0) + 1
+
     def submit(self, game: SearchGame, team: botbowl.Team, budget: Budget,
                deadline: Optional[float]) -> List[Connection]:
         """Send the state to every helper, to search until `deadline` (a `time.perf_counter()`
         value: the clock is the system's monotonic one, the same in every process) or for the
         budget's iterations; the connections that took the job. `game` is a private copy
         (`search_copy.private_copy`), sent as it is: the agent can search the same copy itself."""
+        return self._send_all(lambda snapshot: (snapshot, team.team_id, budget.iterations, deadline), game)
+
+    def _send_all(self, message: Callable[[bytes], tuple], game: SearchGame) -> List[Connection]:
+        """Send every helper `message(the pickled game)`; the connections that took it."""
         if self.count < 2:
             return []
         self.start()
@@ -196,7 +219,7 @@ class SearchWorkers:
         sent = []
         for process, conn in self._helpers:
             try:
-                conn.send((snapshot, team.team_id, budget.iterations, deadline))
+                conn.send(message(snapshot))
                 sent.append(conn)
             except (BrokenPipeError, OSError):
                 self._retire([conn])  # replaced at the next decision
@@ -227,16 +250,18 @@ class SearchWorkers:
                     errors.append(payload)
         if waiting:
             errors.append(f"{len(waiting)} search worker(s) did not answer in time")
-            self._late.update(waiting)
+            self.late(waiting)
         return results, iterations, errors
 
     def _settle_late(self) -> None:
         """Throw away the late replies that came; stop the helpers whose reply still has not."""
-        for conn in list(self._late):
-            self._late.discard(conn)
+        for conn, due in list(self._late.items()):
+            del self._late[conn]
             try:
-                if conn.poll():
+                while due and conn.poll():
                     conn.recv()
+                    due -= 1
+                if not due:
                     continue
             except (EOFError, OSError):
                 pass

@@ -16,9 +16,10 @@ that threw no dice to its one known outcome without hashing the state (`dice-fre
 
 With --workers 1 2 it compares instead the iterations per decision of `MCTSBot(workers=N)` at the
 same seconds per decision, on the same positions, the settings interleaved position by position
-(iterations of all the workers' searches, merged at the root), and, for reference, how many
-iterations the same number of independent searches do at once in separate processes against one
-alone: the most this machine's cores can give the workers.
+(iterations of all the workers' searches: merged at the root, or played in the one tree with
+`--parallel tree`; `--parallel root tree` compares both), and, for reference, how many iterations
+the same number of independent searches do at once in separate processes against one alone: the
+most this machine's cores can give the workers.
 """
 import argparse
 import cProfile
@@ -30,6 +31,7 @@ import numpy as np
 
 import mcts_bot
 from mcts_bot import fast_reversible
+from mcts_bot.agent import PARALLEL_SCHEMES
 from mcts_bot.harness import cli
 from mcts_bot.harness.games import BOARD_SIZES, random_position
 from mcts_bot.mcts import Budget, _Search
@@ -99,13 +101,15 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="also profile the searches and print the hot spots")
     parser.add_argument("--workers", type=cli.positive_int, nargs="+", metavar="N",
                         help="compare these numbers of search workers at a seconds budget (default 1 s)")
+    parser.add_argument("--parallel", nargs="+", choices=PARALLEL_SCHEMES, default=["root"],
+                        help="with --workers: the ways several workers share a decision to compare (default root)")
     cli.add_budget_arguments(parser, default=None)
     args = parser.parse_args()
     budget = cli.budget_from_args(args)
     if args.workers:
         if budget is not None and budget.seconds is None:
             parser.error("--workers compares searches at a seconds budget: give --seconds, not --iterations")
-        compare_workers(args.boards, args.workers, budget.seconds if budget else 1.0, args.preset)
+        compare_workers(args.boards, args.workers, budget.seconds if budget else 1.0, args.preset, args.parallel)
         return
     budget = budget or Budget(iterations=300)
     rollouts = None if args.rollouts is None else args.rollouts == "on"
@@ -185,30 +189,35 @@ def independent_searches(game, processes: int, seconds: float, preset: str, seed
     return alone, together
 
 
-def compare_workers(boards, counts, seconds: float, preset: str) -> None:
+def compare_workers(boards, counts, seconds: float, preset: str, schemes=("root",)) -> None:
+    """Iterations per decision of `MCTSBot(workers=n, parallel=scheme)` for each count and scheme
+    (one worker: no scheme), on the same positions, interleaved position by position."""
+    settings = [(n, scheme) for n in counts for scheme in (schemes if n > 1 else ("root",))]
+    labels = [f"{n} worker(s)" + (f", {scheme}" if n > 1 else "") for n, scheme in settings]
     top = max(counts)
     print(f"preset {preset}, {seconds:g} s per decision, positions (seed, steps) {POSITIONS}\n")
-    print("| Board | " + " | ".join(f"{n} worker(s): iterations per decision" for n in counts)
-          + f" | ratio | {top} independent searches at once / 1 |")
-    print("|------:|" + "---:|" * (len(counts) + 2))
+    print("| Board | " + " | ".join(f"{label}: iterations per decision" for label in labels)
+          + f" | ratio to the first | {top} independent searches at once / 1 |")
+    print("|------:|" + "---:|" * (len(settings) + 2))
     for board in boards:
-        iterations = {n: [] for n in counts}
+        iterations = {setting: [] for setting in settings}
         alone, together = [], []
         for seed, steps in POSITIONS:
             game = random_position(board, seed=seed, steps=steps)
             if game.state.game_over or len(mcts_bot.legal_actions(game)) < 2:
                 continue  # no search to time here
-            for n in counts:  # interleaved: the machine's load falls on every setting alike
-                bot = mcts_bot.MCTSBot(seconds=seconds, preset=preset, seed=seed, workers=n)
+            for n, scheme in settings:  # interleaved: the machine's load falls on every setting alike
+                bot = mcts_bot.MCTSBot(seconds=seconds, preset=preset, seed=seed, workers=n, parallel=scheme)
                 bot.new_game(game, game.active_team)
                 bot.act(game)
-                iterations[n].append(bot.last_stats.iterations + bot.last_stats.merged_iterations)
+                iterations[n, scheme].append(bot.last_stats.iterations + bot.last_stats.merged_iterations)
                 bot.end_game(game)
             one, many = independent_searches(game, top, seconds, preset, seed)
             alone.append(one)
             together.append(many)
-        means = [float(np.mean(iterations[n])) for n in counts]
-        print(f"| {board} | " + " | ".join(f"{m:.0f}" for m in means) + f" | {means[-1] / means[0]:.2f}x "
+        means = [float(np.mean(iterations[setting])) for setting in settings]
+        ratios = " / ".join(f"{m / means[0]:.2f}x" for m in means[1:])
+        print(f"| {board} | " + " | ".join(f"{m:.0f}" for m in means) + f" | {ratios} "
               f"| {sum(together) / max(1, sum(alone)):.2f}x |")
 
 

@@ -59,14 +59,16 @@ def main() -> None:
     budget = cli.budget_from_args(args)
 
     mcts = SeriesRecorder(mcts_bot.MCTSBot("mcts", seconds=budget.seconds, iterations=budget.iterations,
-                                           preset=args.preset, seed=args.seed, workers=args.search_workers))
+                                           preset=args.preset, seed=args.seed, workers=args.search_workers,
+                                           parallel=args.parallel))
     opponent = make_opponent(GameSpec(board=args.board, side="home", rollouts=False, seed=args.seed,
                                       opponent=args.opponent, seconds=budget.seconds, iterations=budget.iterations))
     opponent.name = f"{opponent.name} (opponent)"
     template = make_game(args.board, mcts, opponent, competition=True)  # for its teams, arena and ruleset
     config = load_config(args.board, competition=True)
     limits = config.time_limits
-    print(f"MCTS ({args.preset}, {budget}, {args.search_workers} search worker(s)) vs {args.opponent}, {args.games} games on the "
+    print(f"MCTS ({args.preset}, {budget}, {args.search_workers} search worker(s), {args.parallel} parallel) "
+          f"vs {args.opponent}, {args.games} games on the "
           f"{args.board}-player board; clocks: {limits.turn} s per turn, {limits.secondary} s secondary")
     competition = Competition(mcts, opponent, template.state.home_team, template.state.away_team, config=config,
                               ruleset=template.ruleset, arena=template.arena, n=args.games)

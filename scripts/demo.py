@@ -47,7 +47,8 @@ def main() -> None:
             pages(game, result, action)
 
     bot = mcts_bot.MCTSBot("mcts", seconds=budget.seconds, iterations=budget.iterations, preset=args.preset,
-                           seed=args.seed, on_decision=on_decision, workers=args.search_workers)
+                           seed=args.seed, on_decision=on_decision, workers=args.search_workers,
+                           parallel=args.parallel)
     opponent = botbowl.make_bot("random")
     home, away = (opponent, bot) if args.away else (bot, opponent)
     game = make_game(args.board, home, away, seed=args.seed)

@@ -55,7 +55,8 @@ def main() -> None:
                                        preset=args.preset, opponent=args.opponent,
                                        seconds=budget.seconds, iterations=budget.iterations, team=args.team,
                                        base_seed=args.seed, competition=args.competition,
-                                       search_workers=args.search_workers, opponent_seconds=args.opponent_seconds)
+                                       search_workers=args.search_workers, parallel=args.parallel,
+                                       opponent_seconds=args.opponent_seconds)
     except ValueError as exc:
         parser.error(str(exc))
     cli.check_ray(parser, args)

@@ -27,7 +27,7 @@ def main() -> None:
         parser.error(f"--port {args.port} is not a port number (1-65535)")
     budget = cli.budget_from_args(args)
     bot = mcts_bot.MCTSBot(args.name, seconds=budget.seconds, iterations=budget.iterations, preset=args.preset,
-                           seed=args.seed, workers=args.search_workers)
+                           seed=args.seed, workers=args.search_workers, parallel=args.parallel)
     print(f"serving {args.name} ({args.preset}, {budget}); stop with Ctrl-C", flush=True)
     try:
         PythonSocketServer(bot, port=args.port, token=args.token).run()

@@ -37,7 +37,7 @@ def main() -> None:
         runs = [evaluation.Settings(boards=tuple(args.boards), games_per_side=args.seeds, rollouts=(False, True),
                                     preset=args.preset, opponent=opponent, seconds=budget.seconds,
                                     iterations=budget.iterations, base_seed=args.seed, competition=args.competition,
-                                    search_workers=args.search_workers)
+                                    search_workers=args.search_workers, parallel=args.parallel)
                 for opponent in args.opponents]
     except ValueError as exc:
         parser.error(str(exc))

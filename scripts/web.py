@@ -44,7 +44,8 @@ def main() -> None:
     for name, factory in mcts_bot.BOT_NAMES.items():
         if name.startswith("mcts"):
             registry.bots[name] = partial(factory, seconds=budget.seconds, iterations=budget.iterations,
-                                          seed=args.seed, workers=args.search_workers)
+                                          seed=args.seed, workers=args.search_workers,
+                                          parallel=args.parallel)
         else:  # the scripted sparring partner has no budget
             registry.bots[name] = partial(factory, seed=args.seed)
     if args.seed is not None:

@@ -1,6 +1,8 @@
 """Shared test helpers. Tests are seeded and use iteration budgets wherever they check behaviour."""
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import botbowl
@@ -165,3 +167,13 @@ def play_out_turn(game: botbowl.Game, bot: botbowl.Agent, max_decisions: int = 2
         chosen.append(action)
         actions.advance(game, action)
     pytest.fail("the turn did not end")
+
+
+def hang(*args, **kwargs):
+    """Stands in for a helper's work to make it hang (helpers are forked with the patch)."""
+    time.sleep(600)
+
+
+def die(*args, **kwargs):
+    """Stands in for a helper's work to make it die."""
+    os._exit(3)

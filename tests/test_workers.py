@@ -1,4 +1,4 @@
-"""Search workers (root parallelism): merged statistics, lifecycle, and helpers that fail or hang."""
+"""Search workers (root and tree parallelism): merged statistics, lifecycle, and helpers that fail or hang."""
 import multiprocessing
 import os
 import pickle
@@ -13,8 +13,10 @@ from botbowl.core import Action, ActionType
 
 import mcts_bot
 from mcts_bot import actions as game_actions
-from conftest import turn_position
+from conftest import die, hang, turn_position
+from mcts_bot import tree_parallel
 from mcts_bot import workers as workers_module
+from mcts_bot.nodes import iter_action_nodes
 from mcts_bot.harness.matches import CheckedAgent
 from mcts_bot.harness.games import make_game
 from mcts_bot.presets import configure
@@ -107,31 +109,30 @@ def test_a_helper_searches_the_copy_it_was_sent(monkeypatch):
     assert searches[0]["copy"] is False  # the unpickled game is the helper's own: no second copy
 
 
-def test_a_full_game_with_workers_is_legal():
-    bot = mcts_bot.MCTSBot(seconds=None, iterations=20, seed=3, workers=2)
+@pytest.mark.parametrize("parallel", ["root", "tree"])
+def test_a_full_game_with_workers_is_legal(parallel):
+    bot = mcts_bot.MCTSBot(seconds=None, iterations=20, seed=3, workers=2, parallel=parallel)
     checker = CheckedAgent(bot)
     from botbowl.ai.bots.random_bot import RandomBot
     game = make_game(1, checker, RandomBot("random", seed=3), seed=3)
     game.init()
     assert game.state.game_over and checker.illegal == 0 and checker.decisions > 5
-    assert bot.totals.errors == 0 and bot.totals.iterations > 20 * bot.totals.searches
+    assert bot.totals.errors == 0
+    searches = bot.totals.searches
+    if parallel == "root":  # each process has the whole budget
+        assert bot.totals.iterations > 20 * searches
+    else:  # one tree: the processes share the budget (an iteration that met a stale node does not count)
+        assert 0.8 * 20 * searches < bot.totals.iterations <= 20 * searches
     assert not any(process.is_alive() for process, _ in bot.workers._helpers)
 
 
-def _hang(*args, **kwargs):
-    time.sleep(600)
-
-
-def _die(*args, **kwargs):
-    os._exit(3)
-
-
-@pytest.mark.parametrize("failure", [_hang, _die], ids=["hangs", "dies"])
-def test_a_failing_worker_costs_iterations_never_the_decision(monkeypatch, failure):
-    # Helpers are forked: patching the search they run makes every helper fail that way.
-    monkeypatch.setattr(workers_module, "run_search", failure)
+@pytest.mark.parametrize("parallel", ["root", "tree"])
+@pytest.mark.parametrize("failure", [hang, die], ids=["hangs", "dies"])
+def test_a_failing_worker_costs_iterations_never_the_decision(monkeypatch, failure, parallel):
+    # Helpers are forked: patching the work they do makes every helper fail that way.
+    monkeypatch.setattr(*((workers_module, "run_search") if parallel == "root" else (tree_parallel, "play")), failure)
     game = turn_position(3, seed=4)
-    bot = mcts_bot.MCTSBot(seconds=0.3, seed=0, workers=2)
+    bot = mcts_bot.MCTSBot(seconds=0.3, seed=0, workers=2, parallel=parallel)
     bot.new_game(game, game.active_team)
     first = bot.workers._helpers[0][0]
     start = time.perf_counter()
@@ -140,15 +141,20 @@ def test_a_failing_worker_costs_iterations_never_the_decision(monkeypatch, failu
     assert mcts_bot.actions.is_available(game, action)
     assert elapsed < 0.3 + 1.0, f"the decision took {elapsed:.2f} s"
     assert bot.last_stats.merged_iterations == 0 and bot.last_stats.iterations > 0
-    assert bot.totals.errors == 1
+    assert bot.totals.errors == 1  # a hung helper missed the deadline
+    if parallel == "tree":  # no virtual visit left behind
+        assert all(child.visits == sum(o.visits for o in child.outcomes.values())
+                   for node in iter_action_nodes(bot.last_root) for child in node.children)
     monkeypatch.undo()
     # The failed helper is replaced at the next decision; an iteration budget makes the decision
-    # wait for the new helper's answer however loaded the machine is.
+    # wait for the new helper's answers however loaded the machine is.
     bot.budget = mcts_bot.Budget(iterations=20)
     bot.act(game)
     first.join(timeout=5)
     assert not first.is_alive()
-    assert bot.workers._helpers[0][0] is not first and bot.last_stats.merged_iterations == 20
+    assert bot.workers._helpers[0][0] is not first
+    # root: the helper's whole search; tree: the iterations it played of the 20
+    assert 0 < bot.last_stats.merged_iterations <= 20 and (parallel == "tree" or bot.last_stats.merged_iterations == 20)
     bot.end_game(game)
 
 

@@ -8,6 +8,7 @@ from typing import Optional
 from mcts_bot.harness.games import BOARD_SIZES
 from mcts_bot.harness.parallel import BACKENDS
 from mcts_bot.presets import PRESETS
+from mcts_bot.agent import PARALLEL_SCHEMES
 from mcts_bot.mcts import Budget
 
 
@@ -68,10 +69,14 @@ def add_preset_argument(parser: argparse.ArgumentParser) -> None:
 
 def add_search_workers_argument(parser: argparse.ArgumentParser, flag: str = "--workers",
                                 default: int = os.cpu_count() or 1) -> None:
-    """The searches MCTS runs at once per decision (`MCTSBot(workers=...)`), one process each."""
+    """The processes MCTS searches each decision with (`MCTSBot(workers=...)`), and how they share
+    it (`--parallel`, `MCTSBot(parallel=...)`)."""
     parser.add_argument(flag, type=positive_int, default=default, dest="search_workers", metavar="N",
-                        help=f"searches run at once for each MCTS decision, in separate processes, their results "
-                             f"merged (default {default}{': the number of cores' if flag == '--workers' else ''})")
+                        help=f"processes searching each MCTS decision (default {default}"
+                             f"{': the number of cores' if flag == '--workers' else ''})")
+    parser.add_argument("--parallel", choices=PARALLEL_SCHEMES, default="root",
+                        help="how several search processes share a decision: root (each its own tree, merged at "
+                             "the root; the default) or tree (one tree whose iterations every process plays)")
 
 
 def add_worker_arguments(parser: argparse.ArgumentParser) -> None:

@@ -60,6 +60,7 @@ class Settings:
     base_seed: int = 0
     competition: bool = False
     search_workers: int = 1
+    parallel: str = "root"
     opponent_seconds: Optional[float] = None  # an MCTS opponent's own seconds per decision
 
     def __post_init__(self) -> None:
@@ -79,7 +80,8 @@ class Settings:
                          seed=game_seed(self.base_seed, board, rollouts, side, number),
                          preset=self.preset, opponent=self.opponent, seconds=self.seconds,
                          iterations=self.iterations, team=self.team, competition=self.competition,
-                         search_workers=self.search_workers, opponent_seconds=self.opponent_seconds)
+                         search_workers=self.search_workers, parallel=self.parallel,
+                         opponent_seconds=self.opponent_seconds)
                 for rollouts in self.rollouts for board in self.boards for side in SIDES
                 for number in range(self.games_per_side)]
 

@@ -16,7 +16,7 @@ from botbowl.ai.bots.random_bot import RandomBot
 from botbowl.core import Action
 
 from mcts_bot import actions as game_actions
-from mcts_bot.agent import MCTSBot
+from mcts_bot.agent import PARALLEL_SCHEMES, MCTSBot
 from mcts_bot.scripted import ScriptedBot
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.presets import PRESETS
@@ -59,12 +59,19 @@ class GameSpec:
     team: str = "human"
     competition: bool = False
     search_workers: int = 1  # MCTS's searches per decision (`MCTSBot(workers=...)`); its opponent's is 1
+    parallel: str = "root"  # how they share it (`MCTSBot(parallel=...)`)
     opponent_seconds: Optional[float] = None  # an MCTS opponent's own seconds per decision (default: `seconds`)
 
     def __post_init__(self) -> None:
         check_board_size(self.board)
         if self.search_workers < 1:
             raise ValueError(f"search workers must be at least 1, got {self.search_workers}")
+        if self.parallel not in PARALLEL_SCHEMES:
+            raise ValueError(f"unknown parallel scheme {self.parallel!r}: choose {' or '.join(PARALLEL_SCHEMES)}")
+        if self.parallel == "tree" and self.search_workers > 1 and self.preset in PRESETS \
+                and PRESETS[self.preset].priors is None:
+            raise ValueError(f"tree parallelism needs a preset with priors, and {self.preset!r} has none: "
+                             f"use --parallel root, or a preset such as default")
         if self.side not in SIDES:
             raise ValueError(f"unknown side {self.side!r}: choose home or away")
         if self.preset not in PRESETS:
@@ -83,6 +90,7 @@ class GameSpec:
         return (f"{self.board}/{self.side}/{'rollouts' if self.rollouts else 'no-rollouts'}/{self.seed}/"
                 f"{self.preset}/{self.opponent}/{self.seconds}/{self.iterations}/{self.team}/{self.competition}"
                 + (f"/workers{self.search_workers}" if self.search_workers > 1 else "")
+                + ("/tree" if self.search_workers > 1 and self.parallel == "tree" else "")
                 + (f"/opponent-seconds{self.opponent_seconds}" if self.opponent_seconds is not None else ""))
 
 
@@ -139,7 +147,8 @@ def make_opponent(spec: GameSpec) -> botbowl.Agent:
 def play_game(spec: GameSpec) -> dict:
     """Play the game and return its record (a JSON-ready dict); a crash is recorded, not raised."""
     mcts = CheckedAgent(MCTSBot("mcts", seconds=spec.seconds, iterations=spec.iterations, preset=spec.preset,
-                                rollouts=spec.rollouts, seed=spec.seed, workers=spec.search_workers))
+                                rollouts=spec.rollouts, seed=spec.seed, workers=spec.search_workers,
+                                parallel=spec.parallel))
     opponent = CheckedAgent(make_opponent(spec))
     home, away = (mcts, opponent) if spec.side == "home" else (opponent, mcts)
     game = make_game(spec.board, home, away, seed=spec.seed, competition=spec.competition, team=spec.team,
