@@ -26,6 +26,16 @@ from mcts_bot.workers import SearchWorkers, merge
 DecisionHook = Callable[[botbowl.Game, SearchResult, Action], None]
 PARALLEL_SCHEMES = ("root", "tree")
 
+
+def check_parallel(parallel: str, preset: Preset) -> None:
+    """A clear error for an unknown scheme, or tree parallelism with a preset it cannot search
+    (a helper's expansion is the priors' first choice)."""
+    if parallel not in PARALLEL_SCHEMES:
+        raise ValueError(f"parallel must be one of {', '.join(PARALLEL_SCHEMES)}, got {parallel!r}")
+    if parallel == "tree" and preset.priors is None:
+        raise ValueError(f"tree parallelism (parallel='tree', --parallel tree) needs a preset with priors (PUCT), "
+                         f"and {preset.name!r} has none: use root parallelism, or a preset such as 'default'")
+
 MIN_SEARCH_SECONDS = 0.05  # with less time than this, play a safe action instead of searching
 # Under a clock, held back for sending the state to the workers, waiting for a late one
 # (workers.LATE_SECONDS) and merging their results.
@@ -92,11 +102,7 @@ class MCTSBot(botbowl.Agent):
         self.seed = seed
         self.rng = np.random.RandomState(seed)
         self.on_decision = on_decision
-        if parallel not in PARALLEL_SCHEMES:
-            raise ValueError(f"parallel must be one of {', '.join(PARALLEL_SCHEMES)}, got {parallel!r}")
-        if parallel == "tree" and self.preset.priors is None:
-            raise ValueError(f"parallel='tree' needs a preset with priors (PUCT), and {self.preset.name!r} has "
-                             f"none: use parallel='root', or a preset such as 'default'")
+        check_parallel(parallel, self.preset)
         self.parallel = parallel
         self.workers = SearchWorkers(workers, self.preset, seed,
                                      serve=tree_parallel.serve if parallel == "tree" else None)

@@ -31,7 +31,6 @@ from multiprocessing.connection import Connection, wait
 from typing import Dict, List, Optional, Tuple
 
 import numpy as np
-from botbowl.core import Action, ActionType
 from botbowl.core.game import InvalidActionError
 
 from mcts_bot import actions as game_actions
@@ -39,7 +38,7 @@ from mcts_bot.hashing import game_state_hash
 from mcts_bot.nodes import ActionNode, ChanceNode
 from mcts_bot.presets import Preset
 from mcts_bot.mcts import _Search, log_failure_once
-from mcts_bot.workers import HANG_SECONDS, LATE_SECONDS, action_key, receive
+from mcts_bot.workers import HANG_SECONDS, LATE_SECONDS, action_from_key, action_key, receive
 
 # A prescribed step: (action, the outcome the agent's tree expects or None for a new one, whether
 # that outcome is the action's only one so far: then a step that threw no dice needs no hash, the
@@ -53,13 +52,6 @@ Playout = Tuple[List[int], List[int], Optional[Tuple[List[tuple], List[float], i
                 Optional[Tuple[List[tuple], Optional[str], bool]], float]
 
 JOBS_PER_HELPER = 2  # a queued prescription keeps a helper busy while the agent is inside its own iteration
-
-
-def action_from_key(game, key: tuple) -> Action:
-    """The action `workers.action_key` describes, on `game`'s own players and squares."""
-    name, player_id, position = key
-    return Action(ActionType[name], player=None if player_id is None else game.get_player(player_id),
-                  position=None if position is None else game.get_square(*position))
 
 
 def play(search, prescription: List[Step], expand: bool) -> Optional[Playout]:

@@ -32,7 +32,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import botbowl
 import numpy as np
-from botbowl.core import Action
+from botbowl.core import Action, ActionType
 
 from mcts_bot.hashing import game_state_hash
 from mcts_bot.mcts import Budget, run_search
@@ -57,6 +57,13 @@ def action_key(action: Action) -> tuple:
     """An action as plain values (type, player id, square): the same in every process."""
     position = None if action.position is None else (action.position.x, action.position.y)
     return action.action_type.name, None if action.player is None else action.player.player_id, position
+
+
+def action_from_key(game: botbowl.Game, key: tuple) -> Action:
+    """The action `action_key` describes, on `game`'s own players and squares."""
+    name, player_id, position = key
+    return Action(ActionType[name], player=None if player_id is None else game.get_player(player_id),
+                  position=None if position is None else game.get_square(*position))
 
 
 def root_statistics(root: ActionNode) -> RootStatistics:

@@ -177,3 +177,9 @@ def hang(*args, **kwargs):
 def die(*args, **kwargs):
     """Stands in for a helper's work to make it die."""
     os._exit(3)
+
+
+def visits_consistent(root: ActionNode) -> bool:
+    """Every action's visits are its outcomes' (no virtual visit left, nothing backed up twice)."""
+    return all(child.visits == sum(o.visits for o in child.outcomes.values())
+               for node in iter_action_nodes(root) for child in node.children)

@@ -5,18 +5,13 @@ import numpy as np
 import pytest
 
 import mcts_bot
-from conftest import turn_position
+from conftest import turn_position, visits_consistent
 from mcts_bot import tree_parallel
+from mcts_bot.harness.matches import GameSpec
 from mcts_bot.mcts import _Search
 from mcts_bot.nodes import iter_action_nodes
 from mcts_bot.presets import configure
 from mcts_bot.search_copy import private_copy
-
-
-def _consistent(root) -> bool:
-    """Every action's visits are its outcomes' (no virtual loss left, nothing backed up twice)."""
-    return all(child.visits == sum(o.visits for o in child.outcomes.values())
-               for node in iter_action_nodes(root) for child in node.children)
 
 
 def test_helper_playouts_follow_the_tree_and_reproduce_its_dice():
@@ -53,7 +48,7 @@ def test_helper_playouts_follow_the_tree_and_reproduce_its_dice():
         assert root.visits == 121 + number
         assert sum(1 for _ in iter_action_nodes(root)) <= nodes_before + 1
     assert forced > 0 and expanded > 0
-    assert _consistent(root)
+    assert visits_consistent(root)
     assert copy.get_step() == pickle.loads(snapshot).get_step()  # the helper's copy is back at the root
 
 
@@ -67,7 +62,7 @@ def test_a_tree_parallel_search_keeps_its_budget_and_its_statistics():
         assert mcts_bot.actions.is_available(game, action)
         assert stats.merged_iterations > 0 and stats.iterations + stats.merged_iterations + stats.skipped == 80
         assert bot.last_root.visits == stats.iterations + stats.merged_iterations
-        assert _consistent(bot.last_root) and bot.totals.errors == 0
+        assert visits_consistent(bot.last_root) and bot.totals.errors == 0
     finally:
         bot.end_game(game)
     assert not any(process.is_alive() for process, _ in bot.workers._helpers)
@@ -78,3 +73,6 @@ def test_tree_parallelism_needs_priors():
         mcts_bot.MCTSBot(preset="vanilla", workers=2, parallel="tree")
     with pytest.raises(ValueError, match="parallel must be one of"):
         mcts_bot.MCTSBot(workers=2, parallel="leaf")
+    with pytest.raises(ValueError, match="priors"):  # an evaluation says so before playing, not in a crash record
+        GameSpec(board=1, side="home", rollouts=True, seed=0, preset="vanilla", iterations=10, search_workers=2,
+                 parallel="tree")

@@ -16,7 +16,7 @@ from botbowl.ai.bots.random_bot import RandomBot
 from botbowl.core import Action
 
 from mcts_bot import actions as game_actions
-from mcts_bot.agent import PARALLEL_SCHEMES, MCTSBot
+from mcts_bot.agent import MCTSBot, check_parallel
 from mcts_bot.scripted import ScriptedBot
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.presets import PRESETS
@@ -66,16 +66,11 @@ class GameSpec:
         check_board_size(self.board)
         if self.search_workers < 1:
             raise ValueError(f"search workers must be at least 1, got {self.search_workers}")
-        if self.parallel not in PARALLEL_SCHEMES:
-            raise ValueError(f"unknown parallel scheme {self.parallel!r}: choose {' or '.join(PARALLEL_SCHEMES)}")
-        if self.parallel == "tree" and self.search_workers > 1 and self.preset in PRESETS \
-                and PRESETS[self.preset].priors is None:
-            raise ValueError(f"tree parallelism needs a preset with priors, and {self.preset!r} has none: "
-                             f"use --parallel root, or a preset such as default")
         if self.side not in SIDES:
             raise ValueError(f"unknown side {self.side!r}: choose home or away")
         if self.preset not in PRESETS:
             raise ValueError(f"unknown preset {self.preset!r}: choose one of {', '.join(sorted(PRESETS))}")
+        check_parallel(self.parallel, PRESETS[self.preset])  # before a game, not as a crash in one
         check_opponent(self.opponent)
         Budget(seconds=self.seconds, iterations=self.iterations)  # validates the budget
         if self.opponent_seconds is not None:
