@@ -10,7 +10,7 @@ import logging
 import math
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, List, Optional, Union
+from typing import TYPE_CHECKING, Callable, Collection, List, Optional, Union
 
 import botbowl
 import numpy as np
@@ -120,6 +120,9 @@ class _Search:
     # Tree parallelism: reseed the copy's dice before every step down the tree, and note on each
     # state reached the seed that first led there and how often dice did (`tree_parallel`).
     seed_steps = False
+    # Tree parallelism: nodes a helper is expanding. The search's own iterations stop there, as at a
+    # leaf, rather than work out the same priors a second time (`_select_and_expand`).
+    expanding: Collection[ActionNode] = ()
 
     def __init__(self, game: botbowl.Game, team_id: str, preset: Preset, rng: np.random.RandomState,
                  deadline: Optional[float]):
@@ -130,6 +133,7 @@ class _Search:
         self.rng = rng
         self.deadline = deadline
         self.botbowl_seconds = 0.0
+        self.after_step: Optional[Callable[[], None]] = None  # tree parallelism: feeds the helpers
 
     def new_node(self, key: Optional[int] = None) -> ActionNode:
         game = self.game
@@ -155,6 +159,8 @@ class _Search:
             game_actions.step(self.game, action, self.preset.end_moves)
         finally:
             self.botbowl_seconds += time.perf_counter() - start
+        if self.after_step is not None:
+            self.after_step()
 
     def revert(self, step: int) -> None:
         start = time.perf_counter()
@@ -206,6 +212,11 @@ class _Search:
         path: List[Union[ActionNode, ChanceNode]] = [root]
         node = root
         while not node.is_leaf:
+            if node is not root and not node.children and self.preset.priors is not None and (
+                    node in self.expanding or self.deadline is not None and time.perf_counter() >= self.deadline):
+                # As at a leaf: a helper is working out this node's priors, or the time is up
+                # (they can take tens of milliseconds: a turn's plan on 11 players).
+                break
             chance = self._choose(node)
             seed = None
             if self.seed_steps:
@@ -299,7 +310,8 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
     and is searched in place, with new dice; the caller drops it afterwards (an error may spoil it).
 
     `deadline` (a `time.perf_counter()` value) overrides the budget's seconds when it comes first; no
-    iteration is started that would end past it at the mean pace so far (the first always runs).
+    iteration is started that would end past it at the mean pace so far (the first always runs), and
+    one that reaches a node without its priors past it ends there, as at a leaf.
     `root` continues an earlier tree whose node stands for this very state (same hash, same team).
     An iteration that finds a stored action no longer legal (two states that shared a node) is
     dropped and that node rebuilt; it counts in `stats.skipped`, and toward an iteration budget.
@@ -333,8 +345,22 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
     # Stopping once the most visited child cannot be overtaken is only safe for that final policy.
     stop_early = preset.stop_when_decided and preset.final_policy is most_visited
     iterating_since = time.perf_counter()
+    pace = 0.0
+
+    def feed_helpers() -> None:
+        """Work for the helpers: the budget's iterations less one for this process, and nothing in
+        the last two iterations' time (a helper's queue holds two), so that none is late. Also
+        called after every step of this process's own iterations (`_Search.after_step`): a long
+        one (a turn's plan for the priors, a rollout) would otherwise leave the helpers idle."""
+        done = iterations + skipped + helpers.completed + helpers.skipped
+        room = math.inf if budget.iterations is None else budget.iterations - done - helpers.in_flight - 1
+        late = deadline is not None and time.perf_counter() + 2 * pace >= deadline
+        helpers.keep_busy(0 if late else room)
+
     if helpers is not None:
         search.seed_steps = True
+        search.after_step = feed_helpers
+        search.expanding = helpers.expanding
         helpers.bind(search, root)
     while not root.is_leaf:
         done, in_flight = iterations + skipped, 0  # iterations finished, and started by the helpers
@@ -349,10 +375,7 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
         if deadline is not None and now + pace >= deadline:
             break
         if helpers is not None:
-            # Work for the helpers: the budget's iterations less one for this process, and nothing
-            # in the last two iterations' time (a helper's queue holds two), so that none is late.
-            room = math.inf if budget.iterations is None else budget.iterations - done - in_flight - 1
-            helpers.keep_busy(0 if deadline is not None and now + 2 * pace >= deadline else room)
+            feed_helpers()
         if stop_early and iterations % 8 == 0 and iterations:
             left = math.inf if budget.iterations is None else budget.iterations - done - in_flight
             if deadline is not None:  # at the pace so far (the helpers' too), with room for it to speed up

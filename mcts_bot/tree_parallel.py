@@ -18,17 +18,24 @@ outcome with its seed reaches that very state, and the agent sends helpers down 
 often as dice reached them. With the chance a fresh throw would have of a new outcome, a helper
 throws its own dice instead, and its iteration ends where they lead if that is elsewhere.
 
+Keeping the helpers busy: the agent hands out work between its own iterations and after each step
+of one (`mcts._Search.after_step`), since one iteration can take tens of milliseconds (a turn's plan
+for the priors on 11 players). A node that a result still out is expanding is not expanded again:
+prescriptions and the agent's own iterations stop there, as at a leaf, instead of working out its
+priors a second time (a fifth of all prior computations, before).
+
 Helpers are the processes of `workers.SearchWorkers` (started once per game, replaced when they
 fail), running `serve` instead of the root-parallel loop. A helper that fails, dies or falls
 behind costs the decision its iterations, never the game: the agent searches on alone.
 """
 from __future__ import annotations
 
+import itertools
 import pickle
 import time
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 import numpy as np
 from botbowl.core.game import InvalidActionError
@@ -38,7 +45,7 @@ from mcts_bot.hashing import game_state_hash
 from mcts_bot.nodes import ActionNode, ChanceNode
 from mcts_bot.presets import Preset
 from mcts_bot.mcts import _Search, log_failure_once
-from mcts_bot.workers import HANG_SECONDS, LATE_SECONDS, action_from_key, action_key, receive
+from mcts_bot.workers import HANG_SECONDS, action_from_key, action_key, receive
 
 # A prescribed step: (action, the outcome the agent's tree expects or None for a new one, whether
 # that outcome is the action's only one so far: then a step that threw no dice needs no hash, the
@@ -52,15 +59,23 @@ Playout = Tuple[List[int], List[int], Optional[Tuple[List[tuple], List[float], i
                 Optional[Tuple[List[tuple], Optional[str], bool]], float]
 
 JOBS_PER_HELPER = 2  # a queued prescription keeps a helper busy while the agent is inside its own iteration
+# How long past the deadline the results still out are waited for. The rest are let go: their
+# helpers answer anyway (one iteration under way; what is queued behind it expires at once), and
+# the next decision throws those answers away (job numbers are never reused in a process).
+WAIT_SECONDS = 0.01
+_job_numbers = itertools.count()
 
 
-def play(search, prescription: List[Step], expand: bool) -> Optional[Playout]:
+def play(search, prescription: List[Step], expand: bool, deadline: Optional[float] = None) -> Optional[Playout]:
     """One helper iteration on `search`'s copy (a `mcts._Search`, at the decision's state): step
     the prescription (with the dice seeds it gives, else fresh ones) until the state differs from
     the expected one, expand the node at its end if asked (its priors, then the action with the
     highest), roll out, evaluate; back to the decision's state afterwards. None when a prescribed
-    action is not legal here (a hash collision)."""
+    action is not legal here (a hash collision). Past the decision's `deadline` (a
+    `time.perf_counter()` value; None: none) the agent is waiting for the result: no node is
+    expanded then, and the rollout stops."""
     game = search.game
+    search.deadline = deadline
     root_step = game.get_step()
     hashes: List[int] = []
     seeds: List[int] = []
@@ -82,7 +97,7 @@ def play(search, prescription: List[Step], expand: bool) -> Optional[Playout]:
                 if state != expected:
                     break
             else:
-                if expand and not game.state.game_over:
+                if expand and not game.state.game_over and (deadline is None or time.perf_counter() < deadline):
                     actions = game_actions.legal_actions(game)
                     if actions:
                         priors = search.preset.priors(game, actions) if len(actions) > 1 else [1.0]
@@ -108,7 +123,8 @@ def play(search, prescription: List[Step], expand: bool) -> Optional[Playout]:
 
 def serve(conn: Connection, preset: Preset, seed: int, parent: int) -> None:
     """A helper's loop: ("state", pickled copy, team id) starts a decision, ("play", job, steps,
-    expand) asks for one iteration, answered by ("done", job, playout or None) or ("error", job,
+    expand, deadline) asks for one iteration, answered by ("done", job, playout or None),
+    ("expired", job, None) if it came when the decision's deadline had passed, or ("error", job,
     message); None ends the helper, as does the agent's process going away."""
     rng = np.random.RandomState(seed)
     search = None
@@ -127,9 +143,14 @@ def serve(conn: Connection, preset: Preset, seed: int, parent: int) -> None:
             except Exception as exc:  # noqa: BLE001 - reported with the first iteration asked for
                 failure = f"the state could not be loaded: {type(exc).__name__}: {exc}"
             continue
-        _, job, prescription, expand = message
+        _, job, prescription, expand, deadline = message
         try:
-            reply = ("error", job, failure) if search is None else ("done", job, play(search, prescription, expand))
+            if search is None:
+                reply = ("error", job, failure)
+            elif deadline is not None and time.perf_counter() >= deadline:
+                reply = ("expired", job, None)  # queued behind a long one: the agent is not waiting for it
+            else:
+                reply = ("done", job, play(search, prescription, expand, deadline))
         except Exception as exc:  # noqa: BLE001 - reported to the agent, which logs it once
             search, failure = None, f"{type(exc).__name__}: {exc}"  # the copy may be half-stepped
             reply = ("error", job, failure)
@@ -145,6 +166,7 @@ class _Job:
     path: List[ChanceNode]  # the prescribed actions' nodes, each with a virtual visit until the result is in
     forced: List[bool]  # for each: whether the helper threw the dice of a seed the tree gave
     end: ActionNode  # the node the prescription stops at
+    expand: bool  # whether the helper expands it
     virtual: List[float] = field(default_factory=list)  # the values the virtual visits counted with
 
 
@@ -165,15 +187,20 @@ class TreeHelpers:
         self.rng = rng
         self.free = {conn: JOBS_PER_HELPER for conn in connections}
         self.jobs: Dict[int, _Job] = {}
-        self.next_job = 0
+        self.answered = {conn: 0 for conn in connections}  # replies of each helper this decision
         self.completed = 0  # helper iterations backed up
         self.skipped = 0  # helper iterations that found a stored action illegal
         self.errors: List[str] = []
         self.lost: List[Connection] = []  # helpers that failed this decision: given no more work
-        self.late: List[Connection] = []  # a helper per result let go of (still out when given up)
+        # Helpers that failed or gave no result this decision, one entry per result still due from
+        # them: replaced at the next decision if those have not come by then.
+        self.late: List[Connection] = []
         self.active = True
         self.search = None
         self.root: Optional[ActionNode] = None
+        # The nodes a result still out expands: prescriptions (and the agent's own iterations) stop
+        # there without expanding them again; their priors would be worked out twice.
+        self.expanding: Set[ActionNode] = set()
 
     def bind(self, search, root: ActionNode) -> None:
         """The search (a `mcts._Search`, its copy at the decision's state) and the root to grow."""
@@ -200,8 +227,9 @@ class TreeHelpers:
 
     def finish(self, deadline: Optional[float]) -> None:
         """At the end of the search: wait for the results still out until shortly after the
-        deadline (`workers.LATE_SECONDS`), then let go of the rest (`late`: the helpers they are due from)."""
-        limit = time.perf_counter() + HANG_SECONDS if deadline is None else deadline + LATE_SECONDS
+        deadline (`WAIT_SECONDS`; without one, until a helper would count as hung), then let go of
+        the rest. A helper that gave no result at all this decision is reported and goes to `late`."""
+        limit = time.perf_counter() + HANG_SECONDS if deadline is None else deadline + WAIT_SECONDS
         try:
             while self.active and self.jobs and len(self.lost) < len(self.free):
                 left = limit - time.perf_counter()
@@ -212,14 +240,17 @@ class TreeHelpers:
             log_failure_once(exc, "the tree-parallel helpers failed at the end of a search")
             self.errors.append(f"{type(exc).__name__}: {exc}")
         self.active = False
-        if self.jobs:
-            self.errors.append(f"{len(self.jobs)} helper iteration(s) did not come back in time")
+        silent = [job.conn for job in self.jobs.values() if not self.answered[job.conn]]
+        if silent:
+            self.errors.append(f"{len(set(silent))} search worker(s) gave no result in time")
+            self.late += silent
         self.abandon()
 
     def prescribe(self) -> Tuple[List[Step], List[ChanceNode], ActionNode, bool]:
         """The path the tree policy picks from the root, as the agent's own iteration would go; it
         stops where the agent's would stop stepping: at a node without its children yet (the helper
-        expands it: `True`), a terminal node, or an untried action.
+        expands it: `True`, unless another result still out does), a terminal node, or an untried
+        action. The root must have its children.
 
         Outcomes: the helper is sent down an outcome seen so far, drawn as often as dice reached
         it, with the seed of the dice that reached it first (botbowl's steps are deterministic
@@ -232,7 +263,7 @@ class TreeHelpers:
         node = self.root
         while not node.is_leaf:
             if not node.children:
-                return steps, path, node, True
+                return steps, path, node, node not in self.expanding
             chance = tree_policy(node)
             path.append(chance)
             states = list(chance.outcomes.values())
@@ -249,20 +280,24 @@ class TreeHelpers:
 
     def dispatch(self, room: float) -> None:
         """Keep the helpers busy: a prescription to each with room in its queue, at most `room` in all."""
+        if not self.root.children:
+            return  # the agent expands the root itself, with its first iteration
         for conn in list(self.free):
             while self.free[conn] > 0 and room > 0 and conn not in self.lost:
                 steps, path, end, expand = self.prescribe()
                 try:
-                    conn.send(("play", self.next_job, steps, expand))
+                    number = next(_job_numbers)
+                    conn.send(("play", number, steps, expand, self.search.deadline))
                 except (BrokenPipeError, OSError) as exc:
                     self._lose(conn, f"a search worker died: {type(exc).__name__}")
                     break
-                job = self.jobs[self.next_job] = _Job(conn, path, [step[3] is not None for step in steps], end)
+                job = self.jobs[number] = _Job(conn, path, [step[3] is not None for step in steps], end, expand)
+                if expand:
+                    self.expanding.add(end)
                 for chance in path:
                     value = _virtual_value(chance)
                     chance.visit(value)
                     job.virtual.append(value)
-                self.next_job += 1
                 self.free[conn] -= 1
                 room -= 1
 
@@ -280,9 +315,12 @@ class TreeHelpers:
                     break
                 job = self.jobs.pop(job_id, None)
                 if job is None:
-                    continue  # a late reply to an earlier decision
+                    continue  # a reply to an earlier decision, let go of then
                 self.free[conn] += 1
+                self.answered[conn] += 1
                 self._unvisit(job)
+                if status == "expired":
+                    continue
                 if status != "done":
                     self._lose(conn, payload)
                 elif payload is None:
@@ -292,11 +330,9 @@ class TreeHelpers:
                     self.completed += 1
 
     def abandon(self) -> None:
-        """Take back the virtual visits of the results still out; `late` gets the helpers they are
-        due from (one entry per result)."""
+        """Take back the virtual visits of the results still out, and let them go."""
         for job in self.jobs.values():
             self._unvisit(job)
-            self.late.append(job.conn)
         self.jobs.clear()
 
     def _lose(self, conn: Connection, error: str) -> None:
@@ -307,8 +343,10 @@ class TreeHelpers:
             self._unvisit(job)
             self.late.append(conn)
 
-    @staticmethod
-    def _unvisit(job: _Job) -> None:
+    def _unvisit(self, job: _Job) -> None:
+        """Take back the job's virtual visits and its claim on expanding its end."""
+        if job.expand:
+            self.expanding.discard(job.end)
         for chance, value in zip(job.path, job.virtual):
             chance.visits -= 1
             chance.total_value -= value

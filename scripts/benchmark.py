@@ -23,6 +23,7 @@ most this machine's cores can give the workers.
 """
 import argparse
 import cProfile
+import itertools
 import pstats
 import time
 from typing import Tuple
@@ -103,13 +104,16 @@ def main() -> None:
                         help="compare these numbers of search workers at a seconds budget (default 1 s)")
     parser.add_argument("--parallel", nargs="+", choices=PARALLEL_SCHEMES, default=["root"],
                         help="with --workers: the ways several workers share a decision to compare (default root)")
+    parser.add_argument("--repeats", type=cli.positive_int, default=3,
+                        help="with --workers: decisions per position and setting, each by a new bot (default 3)")
     cli.add_budget_arguments(parser, default=None)
     args = parser.parse_args()
     budget = cli.budget_from_args(args)
     if args.workers:
         if budget is not None and budget.seconds is None:
             parser.error("--workers compares searches at a seconds budget: give --seconds, not --iterations")
-        compare_workers(args.boards, args.workers, budget.seconds if budget else 1.0, args.preset, args.parallel)
+        compare_workers(args.boards, args.workers, budget.seconds if budget else 1.0, args.preset, args.parallel,
+                        args.repeats)
         return
     budget = budget or Budget(iterations=300)
     rollouts = None if args.rollouts is None else args.rollouts == "on"
@@ -189,13 +193,15 @@ def independent_searches(game, processes: int, seconds: float, preset: str, seed
     return alone, together
 
 
-def compare_workers(boards, counts, seconds: float, preset: str, schemes=("root",)) -> None:
+def compare_workers(boards, counts, seconds: float, preset: str, schemes=("root",), repeats: int = 3) -> None:
     """Iterations per decision of `MCTSBot(workers=n, parallel=scheme)` for each count and scheme
-    (one worker: no scheme), on the same positions, interleaved position by position."""
+    (one worker: no scheme), on the same positions, interleaved position by position, `repeats`
+    decisions each (a new bot for each: a single decision's count varies with the machine's load)."""
     settings = [(n, scheme) for n in counts for scheme in (schemes if n > 1 else ("root",))]
     labels = [f"{n} worker(s)" + (f", {scheme}" if n > 1 else "") for n, scheme in settings]
     top = max(counts)
-    print(f"preset {preset}, {seconds:g} s per decision, positions (seed, steps) {POSITIONS}\n")
+    print(f"preset {preset}, {seconds:g} s per decision, positions (seed, steps) {POSITIONS}, "
+          f"{repeats} decision(s) each\n")
     print("| Board | " + " | ".join(f"{label}: iterations per decision" for label in labels)
           + f" | ratio to the first | {top} independent searches at once / 1 |")
     print("|------:|" + "---:|" * (len(settings) + 2))
@@ -206,8 +212,9 @@ def compare_workers(boards, counts, seconds: float, preset: str, schemes=("root"
             game = random_position(board, seed=seed, steps=steps)
             if game.state.game_over or len(mcts_bot.legal_actions(game)) < 2:
                 continue  # no search to time here
-            for n, scheme in settings:  # interleaved: the machine's load falls on every setting alike
-                bot = mcts_bot.MCTSBot(seconds=seconds, preset=preset, seed=seed, workers=n, parallel=scheme)
+            for repeat, (n, scheme) in itertools.product(range(repeats), settings):  # interleaved: the
+                # machine's load falls on every setting alike
+                bot = mcts_bot.MCTSBot(seconds=seconds, preset=preset, seed=seed + repeat, workers=n, parallel=scheme)
                 bot.new_game(game, game.active_team)
                 bot.act(game)
                 iterations[n, scheme].append(bot.last_stats.iterations + bot.last_stats.merged_iterations)

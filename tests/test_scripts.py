@@ -68,8 +68,9 @@ def test_benchmark_compares_a_part_on_and_off():
 
 
 def test_benchmark_compares_search_workers():
-    result = run_script("benchmark", "--boards", "1", "--workers", "1", "2", "--seconds", "0.1")
+    result = run_script("benchmark", "--boards", "1", "--workers", "1", "2", "--seconds", "0.1", "--repeats", "2")
     assert result.returncode == 0, result.stderr
+    assert "2 decision(s) each" in result.stdout
     row = next(line for line in result.stdout.splitlines() if line.startswith("| 1 |"))
     assert row.endswith("x |") and row.count("x |") == 2 and "2 worker(s)" in result.stdout  # and the ceiling
 

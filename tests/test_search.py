@@ -260,3 +260,21 @@ def test_no_iteration_is_started_that_would_end_past_the_deadline(monkeypatch):
                                  rng=np.random.RandomState(0))
     # Two iterations fit (0.3 s); a third, started at 0.3 s, would end at 0.45 s.
     assert result.stats.iterations == 2 and result.stats.seconds == pytest.approx(0.3)
+
+
+@pytest.mark.parametrize("time_left", [True, False])
+def test_past_the_deadline_no_node_has_its_priors_worked_out(time_left):
+    # Priors can take tens of milliseconds (a turn's plan): an iteration that reaches a node
+    # without them once the time is up ends there, as at a leaf. The root always gets them.
+    game = turn_position(5, seed=1)
+    team = game.active_team
+    search = search_module._Search(private_copy(game, seed=1), team.team_id, mcts_bot.get_preset("default"),
+                                   np.random.RandomState(0), deadline=None)
+    root = search.new_node()
+    search.iterate(root)
+    search.deadline = None if time_left else 0.0  # perf_counter() is past 0.0
+    for _ in range(30):
+        search.iterate(root)
+    expanded = [node for node in iter_action_nodes(root) if node.children]
+    assert root.visits == 31 and expanded[0] is root
+    assert (len(expanded) > 1) == time_left

@@ -1,5 +1,9 @@
 """Tree parallelism: helpers play iterations of the agent's one tree (`mcts_bot.tree_parallel`)."""
+import multiprocessing
+import os
 import pickle
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -33,7 +37,7 @@ def test_helper_playouts_follow_the_tree_and_reproduce_its_dice():
     forced = expanded = 0
     for number in range(40):
         steps, path, end, expand = helpers.prescribe()
-        job = tree_parallel._Job(None, path, [step[3] is not None for step in steps], end)
+        job = tree_parallel._Job(None, path, [step[3] is not None for step in steps], end, expand)
         playout = tree_parallel.play(helper, steps, expand)
         assert playout is not None
         hashes, seeds = playout[0], playout[1]
@@ -52,6 +56,81 @@ def test_helper_playouts_follow_the_tree_and_reproduce_its_dice():
     assert copy.get_step() == pickle.loads(snapshot).get_step()  # the helper's copy is back at the root
 
 
+class _Connection:
+    """Takes the prescriptions `TreeHelpers.dispatch` sends, for a helper played in this process."""
+
+    def __init__(self):
+        self.sent = []
+
+    def send(self, message):
+        self.sent.append(message)
+
+
+def test_a_node_is_expanded_once_while_a_helper_expands_it():
+    game = turn_position(5, seed=1)
+    team, preset = game.active_team, configure("default")
+    own = private_copy(game, seed=5)
+    snapshot = pickle.dumps(own)
+    conn = _Connection()
+    helpers = tree_parallel.TreeHelpers([conn], np.random.RandomState(3))
+    result = mcts_bot.run_search(own, budget=mcts_bot.Budget(iterations=30), preset=preset,
+                                 rng=np.random.RandomState(1), team=team, copy=False,
+                                 helpers=tree_parallel.TreeHelpers([], np.random.RandomState(3)))
+    root = result.root
+    search = _Search(own, team.team_id, preset, np.random.RandomState(4), deadline=None)
+    search.seed_steps, search.expanding = True, helpers.expanding
+    helpers.bind(search, root)
+    helpers.dispatch(room=1)
+    (job_id, job), = helpers.jobs.items()
+    end = job.end
+    assert job.expand and helpers.expanding == {end} and not end.children
+    # While the result is out, neither a prescription nor the agent's own iteration expands `end`:
+    # both stop there, as at a leaf.
+    reached, visits = 0, end.visits
+    for _ in range(20):
+        steps, path, stop, expand = helpers.prescribe()
+        reached += stop is end
+        assert stop is not end or not expand
+        search.iterate(root)
+    assert not end.children and end.visits > visits and reached > 0
+    # The helper's result expands it, and frees it.
+    copy = pickle.loads(snapshot)
+    copy.set_seed(99)
+    _, _, steps, expand, deadline = conn.sent[0]
+    assert deadline is None  # an iteration budget
+    playout = tree_parallel.play(_Search(copy, team.team_id, preset, np.random.RandomState(2), deadline=None),
+                                 steps, expand)
+    helpers.jobs.pop(job_id)
+    helpers._unvisit(job)
+    helpers._apply(job, playout)
+    assert end.children and not helpers.expanding
+    assert visits_consistent(root)
+
+
+def test_a_helper_past_the_deadline_expands_nothing_and_skips_the_work_queued():
+    # The agent waits for the results still out once the deadline has passed: a helper then
+    # finishes the iteration under way without expanding a node, and answers the next at once.
+    game = turn_position(3, seed=2)
+    team, preset = game.active_team, configure("default")
+    own = private_copy(game, seed=5)
+    ours, theirs = multiprocessing.Pipe()
+    helper = threading.Thread(target=tree_parallel.serve, args=(theirs, preset, 1, os.getppid()))
+    helper.start()
+    try:
+        ours.send(("state", pickle.dumps(own), team.team_id))
+        passed = time.perf_counter() - 1.0
+        ours.send(("play", 0, [], True, None))
+        ours.send(("play", 1, [], True, passed))
+        assert ours.recv()[0:2] == ("done", 0) and ours.recv() == ("expired", 1, None)
+    finally:
+        ours.send(None)
+        helper.join(timeout=60)
+    search = _Search(own, team.team_id, preset, np.random.RandomState(2), deadline=None)
+    hashes, _, expansion, _, value = tree_parallel.play(search, [], True, deadline=passed)
+    assert expansion is None and hashes == [] and 0.0 <= value <= 1.0
+    assert tree_parallel.play(search, [], True)[2] is not None  # no deadline: the node is expanded
+
+
 def test_a_tree_parallel_search_keeps_its_budget_and_its_statistics():
     game = turn_position(3, seed=2)
     bot = mcts_bot.MCTSBot(seconds=None, iterations=80, seed=3, workers=2, parallel="tree")
@@ -66,6 +145,35 @@ def test_a_tree_parallel_search_keeps_its_budget_and_its_statistics():
     finally:
         bot.end_game(game)
     assert not any(process.is_alive() for process, _ in bot.workers._helpers)
+
+
+_play = tree_parallel.play
+
+
+def slow_play(*args):
+    """A helper's iteration that takes 0.2 s (helpers are forked with the patch)."""
+    time.sleep(0.2)
+    return _play(*args)
+
+
+def test_a_result_still_out_at_the_deadline_is_let_go_without_an_error(monkeypatch):
+    # A helper that answers, only slowly, has an iteration under way at every deadline: the
+    # decision lets it go (and ends in time), the next throws its answer away, and the helper stays.
+    monkeypatch.setattr(tree_parallel, "play", slow_play)
+    game = turn_position(3, seed=4)
+    bot = mcts_bot.MCTSBot(seconds=0.5, seed=0, workers=2, parallel="tree")
+    bot.new_game(game, game.active_team)
+    try:
+        helper = bot.workers._helpers[0][0]
+        for _ in range(2):
+            start = time.perf_counter()
+            bot.act(game)
+            assert time.perf_counter() - start < 0.5 + 0.1
+            assert bot.last_stats.merged_iterations >= 1 and bot.last_stats.error is None
+            assert visits_consistent(bot.last_root)
+        assert bot.totals.errors == 0 and bot.workers._helpers[0][0] is helper and helper.is_alive()
+    finally:
+        bot.end_game(game)
 
 
 def test_tree_parallelism_needs_priors():
