@@ -168,7 +168,7 @@ def test_a_result_still_out_at_the_deadline_is_let_go_without_an_error(monkeypat
         for _ in range(2):
             start = time.perf_counter()
             bot.act(game)
-            assert time.perf_counter() - start < 0.5 + 0.1
+            assert time.perf_counter() - start < 0.5 + 0.3  # (slack for a loaded machine)
             assert bot.last_stats.merged_iterations >= 1 and bot.last_stats.error is None
             assert visits_consistent(bot.last_root)
         assert bot.totals.errors == 0 and bot.workers._helpers[0][0] is helper and helper.is_alive()
