@@ -212,8 +212,8 @@ def compare_workers(boards, counts, seconds: float, preset: str, schemes=("root"
             game = random_position(board, seed=seed, steps=steps)
             if game.state.game_over or len(mcts_bot.legal_actions(game)) < 2:
                 continue  # no search to time here
-            for repeat, (n, scheme) in itertools.product(range(repeats), settings):  # interleaved: the
-                # machine's load falls on every setting alike
+            # Interleaved: the machine's load falls on every setting alike.
+            for repeat, (n, scheme) in itertools.product(range(repeats), settings):
                 bot = mcts_bot.MCTSBot(seconds=seconds, preset=preset, seed=seed + repeat, workers=n, parallel=scheme)
                 bot.new_game(game, game.active_team)
                 bot.act(game)
