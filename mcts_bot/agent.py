@@ -5,7 +5,7 @@ import dataclasses
 import math
 import time
 from dataclasses import dataclass
-from typing import Callable, Optional, Tuple, Union
+from typing import Callable, List, Optional, Tuple, Union
 
 import botbowl
 import numpy as np
@@ -232,19 +232,21 @@ class MCTSBot(botbowl.Agent):
             log_failure_once(exc, "the search workers could not be given the decision; searching alone")
             return own, []
 
-    def _settle(self, helpers: tree_parallel.TreeHelpers) -> None:
-        """After a tree-parallel search: log the helpers' failures, note the replies still due."""
-        for error in helpers.errors:
+    def _report(self, errors: List[str]) -> None:
+        """Log the search workers' failures (each kind once) and count the decision as having had one."""
+        for error in errors:
             log_failure_once(RuntimeError(error), "a search worker failed; the decision went on without it")
-        self.totals.errors += bool(helpers.errors)
+        self.totals.errors += bool(errors)
+
+    def _settle(self, helpers: tree_parallel.TreeHelpers) -> None:
+        """After a tree-parallel search: report the helpers' failures, note the replies still due."""
+        self._report(helpers.errors)
         self.workers.late(helpers.late)
 
     def _merge(self, result: SearchResult, pending: list, deadline: Optional[float]) -> None:
         try:
             statistics, iterations, errors = self.workers.collect(pending, deadline)
-            for error in errors:
-                log_failure_once(RuntimeError(error), "a search worker failed; the decision goes on without it")
-            self.totals.errors += bool(errors)
+            self._report(errors)
             for root_statistics in statistics:
                 merge(result.root, root_statistics)
             result.stats = dataclasses.replace(result.stats, merged_iterations=iterations)

@@ -22,7 +22,7 @@ Keeping the helpers busy: the agent hands out work between its own iterations an
 of one (`mcts._Search.after_step`), since one iteration can take tens of milliseconds (a turn's plan
 for the priors on 11 players). A node that a result still out is expanding is not expanded again:
 prescriptions and the agent's own iterations stop there, as at a leaf, instead of working out its
-priors a second time (a fifth of all prior computations, before).
+priors a second time (up to a fifth of all prior computations, before).
 
 Helpers are the processes of `workers.SearchWorkers` (started once per game, replaced when they
 fail), running `serve` instead of the root-parallel loop. A helper that fails, dies or falls
