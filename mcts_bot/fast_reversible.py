@@ -6,8 +6,15 @@ list put in one) through `Reversible.set_trajectory`. In a search both run thous
 iteration: `__setattr__` looks the attribute up three times, and `set_trajectory` walks
 `dir(self)`, a hundred-odd names, methods included, to find the dozen values the object holds.
 
+Squares are the other hot spot: botbowl makes `Square` immutable after its `__init__`
+(`immutable_after_init`), so each of the three assignments in it goes through a `__setattr__` that
+looks itself up on the instance, and the pathfinding makes hundreds of thousands of squares in a
+search on the 11-player board. The replacement `__init__` sets the same four attributes (x, y,
+_out_of_bounds, and the `__setattr__ = None` that freezes it) with `object.__setattr__` directly.
+
 `install()` (done by `import mcts_bot`) puts in versions that do the same work with fewer lookups:
-the same attributes made reversible, the same steps logged in the same order, the same errors.
+the same attributes made reversible, the same steps logged in the same order, the same errors, the
+same squares.
 The walk visits the names `dir(self)` lists (the instance's own plus its class's, the class's kept
 per class) less the class's methods, which botbowl's walk skips anyway as callable. A class that
 lists its names its own way (`__dir__`, `__slots__`) gets botbowl's walk. Only botbowl code these
@@ -22,12 +29,19 @@ import inspect
 import types
 from typing import Dict, FrozenSet, Optional
 
-from botbowl.core.forward_model import AssignmentStep, Reversible, add_reversibility
+from botbowl.core.forward_model import AssignmentStep, Reversible, add_reversibility, immutable_types
+from botbowl.core.model import Square
 
-_ORIGINAL = {"__setattr__": Reversible.__setattr__, "set_trajectory": Reversible.set_trajectory}
+_ORIGINAL = {"__setattr__": Reversible.__setattr__, "set_trajectory": Reversible.set_trajectory,
+             "Square.__init__": Square.__init__}
+# Square's own __init__, which botbowl's `immutable_after_init` wraps (the wrapper calls it)
+_SQUARE_OWN_INIT = inspect.getclosurevars(Square.__init__).nonlocals.get("old_init")
 # sha256 of the source of botbowl 1.1.0's versions, the ones these replacements reproduce
-_CHECKED_SOURCES = {"__setattr__": "044bcd0cab939b54", "set_trajectory": "0827dc335b9f560f"}
+_CHECKED_SOURCES = {"__setattr__": "044bcd0cab939b54", "set_trajectory": "0827dc335b9f560f",
+                    "Square.__init__": "7fad58b3c09ffc05", "Square.__setattr__": "303c575f369399cb",
+                    "Square's own __init__": "7fd8b98ab3cbb2b6"}
 _MISSING = object()
+_object_setattr = object.__setattr__
 _METHOD_KINDS = (types.FunctionType, types.BuiltinFunctionType, types.MethodDescriptorType,
                  types.WrapperDescriptorType, staticmethod, classmethod)
 # Per class: the public names dir() lists, less its methods; None for a class that lists its names
@@ -53,7 +67,8 @@ def _setattr(self, key, to_value):
     if trajectory is not None and key not in self._ignored_keys:
         from_value = getattr(self, key, _MISSING)
         if from_value is not _MISSING and to_value != from_value:
-            to_value = add_reversibility(to_value, trajectory)
+            if type(to_value) not in immutable_types:  # which add_reversibility hands back as they are
+                to_value = add_reversibility(to_value, trajectory)
             self.log_this(AssignmentStep(self, key, from_value, to_value))
     object.__setattr__(self, key, to_value)
 
@@ -75,6 +90,16 @@ def _set_trajectory(self, trajectory):
         object.__setattr__(self, name, add_reversibility(attr, trajectory))
 
 
+def _square_init(self, x, y, _out_of_bounds=None):
+    # object.__setattr__, as botbowl's wrapper ends up doing: writing to `self.__dict__` instead
+    # would be quicker here but slows every later read of the square's x and y (Python then keeps
+    # the attributes in a dict of their own rather than inline).
+    _object_setattr(self, "x", x)
+    _object_setattr(self, "y", y)
+    _object_setattr(self, "_out_of_bounds", _out_of_bounds)
+    _object_setattr(self, "__setattr__", None)  # what `immutable_after_init` sets last: later assignments raise
+
+
 def _source_digest(function) -> str:
     try:
         return hashlib.sha256(inspect.getsource(function).encode()).hexdigest()[:16]
@@ -84,10 +109,12 @@ def _source_digest(function) -> str:
 
 def install() -> bool:
     """Use the faster versions, if this botbowl's are the ones they were checked against; whether they are in use."""
-    if any(_source_digest(_ORIGINAL[name]) != digest for name, digest in _CHECKED_SOURCES.items()):
+    originals = {**_ORIGINAL, "Square.__setattr__": Square.__setattr__, "Square's own __init__": _SQUARE_OWN_INIT}
+    if any(_source_digest(originals[name]) != digest for name, digest in _CHECKED_SOURCES.items()):
         return False
     Reversible.__setattr__ = _setattr
     Reversible.set_trajectory = _set_trajectory
+    Square.__init__ = _square_init
     return True
 
 
@@ -95,7 +122,8 @@ def uninstall() -> None:
     """Back to botbowl's own versions."""
     Reversible.__setattr__ = _ORIGINAL["__setattr__"]
     Reversible.set_trajectory = _ORIGINAL["set_trajectory"]
+    Square.__init__ = _ORIGINAL["Square.__init__"]
 
 
 def installed() -> bool:
-    return Reversible.__setattr__ is _setattr
+    return Reversible.__setattr__ is _setattr and Square.__init__ is _square_init

@@ -68,13 +68,16 @@ class Board:
         self.own_endzone_x = game.get_opp_endzone_x(self.opp)
         self.opponents = [p for p in self.opp.players if p.position is not None and p.state.up]
         self.tackle_zones = TackleZones(game, team)  # the opponents' zones, for any of `team`'s players
-        self._paths: Dict[tuple, list] = {}
+        self._paths: Dict[str, list] = {}
 
-    def paths(self, player: botbowl.Player, blitz: bool = False) -> list:
-        key = (player.player_id, blitz)
-        if key not in self._paths:
-            self._paths[key] = pf.get_all_paths(self.game, player, blitz=blitz)
-        return self._paths[key]
+    def paths(self, player: botbowl.Player) -> list:
+        """(end square, path) for each of the player's paths. Each call of a path's
+        `get_last_step()` makes a new Square, and the rules read the ends many times."""
+        paths = self._paths.get(player.player_id)
+        if paths is None:
+            paths = self._paths[player.player_id] = [(path.get_last_step(), path)
+                                                     for path in pf.get_all_paths(self.game, player)]
+        return paths
 
     def to_endzone(self, square) -> int:
         return abs(self.endzone_x - square.x)
@@ -183,17 +186,18 @@ def _blitz_plans(board: Board, players, defenders) -> Iterable[tuple]:
         targets = [d for d in defenders if blitzer.position.distance(d.position) <= moves_left + 3]
         if not targets:
             continue
-        starts = [(blitzer.position, 1.0, 0)] + [(path.get_last_step(), path.prob, len(path.steps))
-                                                for path in board.paths(blitzer)]
         best: Dict[str, tuple] = {}
-        for square, prob, length in starts:
+        for square, path in [(blitzer.position, None)] + board.paths(blitzer):
+            beside = [d for d in targets if square.distance(d.position) == 1]
+            if not beside:
+                continue
+            # A path's length makes botbowl build all its squares: only for the paths that end beside a target.
+            prob, length = (1.0, 0) if path is None else (path.prob, len(path.steps))
             if length + 1 > moves_left + 2:
                 continue
             if length + 1 > moves_left:
                 prob *= GFI_SUCCESS
-            for defender in targets:
-                if square.distance(defender.position) != 1:
-                    continue
+            for defender in beside:
                 dice = game.num_block_dice_at(blitzer, defender, square, blitz=True)
                 p_self, p_opp, fumble_self, fumble_opp = block_odds(blitzer, defender, dice, board.carrier)
                 score = prob * (1 - p_self) + prob * (p_opp + fumble_opp)
@@ -234,8 +238,8 @@ def _rule_pickup(board: Board, players) -> Optional[Plan]:
     for player in players:
         if player.position is None or player.position.distance(board.ball) > player.num_moves_left() + 2:
             continue
-        for path in board.paths(player):
-            if path.get_last_step() == board.ball:
+        for square, path in board.paths(player):
+            if square == board.ball:
                 if path.prob >= PICKUP_PROB and (best is None or path.prob > best.score):
                     best = Plan(player, ActionType.START_MOVE, board.ball, path.prob, "pick up")
                 break
@@ -253,8 +257,7 @@ def _rule_advance_carrier(board: Board, players) -> Optional[Plan]:
         return None
     here = carrier.position
     best, best_value = None, 0.0
-    for path in board.paths(carrier):
-        square = path.get_last_step()
+    for square, path in board.paths(carrier):
         if path.prob < 1.0 or board.tackle_zones.at(square) > 0:
             continue
         gain = board.to_endzone(here) - board.to_endzone(square)
@@ -317,8 +320,7 @@ def _rule_position(board: Board, players) -> Optional[Plan]:
         if player is board.our_carrier or player.position is None or board.tackle_zones.at(player.position) > 0:
             continue
         here = square_value(board, player, player.position) if player.state.up else -0.5
-        for path in board.paths(player):
-            square = path.get_last_step()
+        for square, path in board.paths(player):
             if path.prob < 1.0 or square in taken:
                 continue
             gain = square_value(board, player, square) - here

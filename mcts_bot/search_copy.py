@@ -16,6 +16,9 @@ steps formations again and again, and botbowl works out each formation's placeme
 (`Formation.actions`) and each team's half of the pitch (`Game.get_team_side`, a scan of the whole
 board, after every step of a set-up) afresh each time. On the seeded benchmark positions that
 reach a kick-off this was a fifth of the search's time.
+
+And each square's neighbours, which botbowl lists afresh, square by square, whenever it counts
+tackle zones or assists or looks for a dodge: they depend on the arena alone.
 """
 from __future__ import annotations
 
@@ -61,7 +64,8 @@ class CountingRandomState(np.random.RandomState):
 
 
 class SearchGame(botbowl.Game):
-    """A `botbowl.Game` that remembers the actions and paths of move procedures by state.
+    """A `botbowl.Game` that remembers the actions and paths of move procedures by state, set-ups,
+    and the squares next to each square.
 
     Only `private_copy` makes these (by changing a deep copy's class); the real game stays a plain
     `botbowl.Game`.
@@ -69,9 +73,11 @@ class SearchGame(botbowl.Game):
 
     remember_paths = True  # False: botbowl's own behaviour (for measuring what the memo saves)
     remember_setups = True  # likewise for the set-up memos
+    remember_neighbours = True  # likewise for the adjacent squares
     paths_memo: Dict[int, Tuple[List[ActionChoice], dict]]
     paths_memo_hits: int
     team_sides: Dict[str, list]  # team id -> its half of the pitch (the arena never changes)
+    neighbours: Dict[tuple, tuple]  # (x, y, diagonal, out) -> the adjacent squares botbowl lists
     formations_memo: Dict[tuple, list]  # (formation, team, where its players are) -> placements
 
     def set_seed(self, seed: int) -> None:
@@ -100,6 +106,19 @@ class SearchGame(botbowl.Game):
         if len(self.paths_memo) >= MAX_REMEMBERED_PATHS:
             self.paths_memo.clear()
         self.paths_memo[key] = (list(self.state.available_actions), proc.paths)
+
+    def get_adjacent_squares(self, position: botbowl.Square, diagonal=True, out=False, occupied=True,
+                             distance=1) -> List[botbowl.Square]:
+        # The same squares in the same order as botbowl's (a new list: callers may change it).
+        if distance != 1 or not self.remember_neighbours:
+            return super().get_adjacent_squares(position, diagonal, out, occupied, distance)
+        key = (position.x, position.y, diagonal, out)
+        squares = self.neighbours.get(key)
+        if squares is None:
+            squares = self.neighbours[key] = tuple(super().get_adjacent_squares(position, diagonal, out))
+        if occupied:
+            return list(squares)
+        return [square for square in squares if self.get_player_at(square) is None]
 
     def get_team_side(self, team: botbowl.Team) -> list:
         if not self.remember_setups:
@@ -172,7 +191,7 @@ def private_copy(game: botbowl.Game, seed: int) -> SearchGame:
     clone = deepcopy(game, memo)
     clone.__class__ = SearchGame
     clone.paths_memo, clone.paths_memo_hits = {}, 0
-    clone.team_sides, clone.formations_memo = {}, {}
+    clone.team_sides, clone.formations_memo, clone.neighbours = {}, {}, {}
     _remember_formations(clone.config)
     clone.config.competition_mode = False  # no clocks in the search
     clone.config.debug_mode = False

@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 from botbowl.core.forward_model import AssignmentStep, CallableStep, Reversible, ReversibleList, Trajectory
+from botbowl.core.model import Square
 
 import mcts_bot
 from conftest import move_position, tree_data, turn_position
@@ -17,6 +18,7 @@ def test_import_installs_them_and_uninstall_restores_botbowls():
     try:
         assert not fast_reversible.installed()
         assert Reversible.__setattr__ is fast_reversible._ORIGINAL["__setattr__"]
+        assert Square.__init__ is fast_reversible._ORIGINAL["Square.__init__"]
     finally:
         assert fast_reversible.install()
     assert fast_reversible.installed()
@@ -71,6 +73,28 @@ def _walked(cls, fast: bool):
 @pytest.mark.parametrize("cls", [_Holder, _Listed])
 def test_the_walk_makes_the_same_values_reversible(cls):
     assert _walked(cls, fast=True) == _walked(cls, fast=False)
+
+
+def _square(args: tuple) -> tuple:
+    """What a square holds (its entries, in order) and whether it refuses a new value afterwards."""
+    square = Square(*args)
+    try:
+        square.x = 0
+        frozen = False
+    except AttributeError:
+        frozen = True
+    return list(vars(square).items()), frozen
+
+
+@pytest.mark.parametrize("args", [(3, 4), (0, 2, True), (5, 1, False)])
+def test_squares_are_made_as_botbowl_makes_them(args):
+    fast = _square(args)
+    fast_reversible.uninstall()
+    try:
+        plain = _square(args)
+    finally:
+        assert fast_reversible.install()
+    assert fast == plain and fast[1]
 
 
 def _log(trajectory: Trajectory) -> list:

@@ -1,4 +1,6 @@
-"""The search's private copy: remembered paths and set-ups and skipped hashes must change nothing but speed."""
+"""The search's private copy: remembered paths, set-ups and neighbours, and skipped hashes must change nothing but speed."""
+import functools
+
 import botbowl
 import numpy as np
 import pytest
@@ -64,6 +66,45 @@ def test_a_search_builds_the_same_tree_with_and_without_the_memo(monkeypatch):
     without = mcts_bot.search(game, iterations=120, seed=4)
 
     assert tree_data(with_memo) == tree_data(without)
+
+
+def _neighbours(get_adjacent_squares, *args):
+    """The squares as plain data, or the error (botbowl's get_player_at fails off the board)."""
+    try:
+        return [(s.x, s.y, s.out_of_bounds) for s in get_adjacent_squares(*args)]
+    except IndexError as error:
+        return type(error)
+
+
+@pytest.mark.parametrize("board", [3, 11])
+def test_remembered_neighbours_equal_botbowls_own(board):
+    """Every square of the pitch and the crowd's edge, every way of asking, as players move."""
+    game = private_copy(turn_position(board, seed=board), seed=0)
+    rng = np.random.RandomState(board)
+    asked = 0
+    for _ in range(4):
+        for x in range(-1, game.arena.width + 1):
+            for y in range(-1, game.arena.height + 1):
+                square = botbowl.Square(x, y)
+                for diagonal in (True, False):
+                    for out in (True, False):
+                        for occupied in (True, False):
+                            args = (square, diagonal, out, occupied)
+                            assert _neighbours(game.get_adjacent_squares, *args) == \
+                                _neighbours(functools.partial(botbowl.Game.get_adjacent_squares, game), *args)
+                            asked += 1
+        for _ in range(15):  # players move: the occupied squares change
+            if not game.state.game_over:
+                actions.step(game, random_rollout_policy(game, rng))
+    assert asked > 1000 and game.neighbours
+
+
+def test_a_search_builds_the_same_tree_with_and_without_the_neighbours(monkeypatch):
+    game = turn_position(11, seed=3)
+    remembered = mcts_bot.search(game, iterations=60, seed=5)
+    monkeypatch.setattr(SearchGame, "remember_neighbours", False)
+    without = mcts_bot.search(game, iterations=60, seed=5)
+    assert tree_data(remembered) == tree_data(without)
 
 
 @pytest.mark.parametrize("board", [3, 5, 11])
