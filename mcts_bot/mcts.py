@@ -349,7 +349,7 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
 
     def feed_helpers() -> None:
         """Work for the helpers: the budget's iterations less one for this process, and nothing in
-        the last two iterations' time (a helper's queue holds two), so that none is late. Also
+        the last two iterations' time, which could not be back by the deadline. Also
         called after every step of this process's own iterations (`_Search.after_step`): a long
         one (a turn's plan for the priors, a rollout) would otherwise leave the helpers idle."""
         done = iterations + skipped + helpers.completed + helpers.skipped
