@@ -193,7 +193,7 @@ class TreeHelpers:
         self.rng = rng
         self.free = {conn: JOBS_PER_HELPER for conn in connections}
         self.jobs: Dict[int, _Job] = {}
-        self.answered = {conn: 0 for conn in connections}  # replies of each helper this decision
+        self.answered: Set[Connection] = set()  # the helpers that replied this decision
         self.completed = 0  # helper iterations backed up
         self.skipped = 0  # helper iterations that found a stored action illegal
         self.errors: List[str] = []
@@ -246,7 +246,7 @@ class TreeHelpers:
             log_failure_once(exc, "the tree-parallel helpers failed at the end of a search")
             self.errors.append(f"{type(exc).__name__}: {exc}")
         self.active = False
-        silent = [job.conn for job in self.jobs.values() if not self.answered[job.conn]]
+        silent = [job.conn for job in self.jobs.values() if job.conn not in self.answered]
         if silent:
             self.errors.append(f"{len(set(silent))} search worker(s) gave no result in time")
             self.late += silent
@@ -323,7 +323,7 @@ class TreeHelpers:
                 if job is None:
                     continue  # a reply to an earlier decision, let go of then
                 self.free[conn] += 1
-                self.answered[conn] += 1
+                self.answered.add(conn)
                 self._unvisit(job)
                 if status == "expired":
                     continue
