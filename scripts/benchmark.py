@@ -210,7 +210,8 @@ def independent_searches(game, processes: int, seconds: float, preset: str, seed
 def compare_workers(boards, counts, seconds: float, preset: str, schemes=("root",), repeats: int = 3) -> None:
     """Iterations per decision of `MCTSBot(workers=n, parallel=scheme)` for each count and scheme
     (one worker: no scheme), on the same positions, interleaved position by position, `repeats`
-    decisions each (a new bot for each: a single decision's count varies with the machine's load)."""
+    decisions each (a new bot for each: a single decision's count varies with the machine's load);
+    and, if any, how many decisions of each setting had a search or a worker fail."""
     settings = [(n, scheme) for n in counts for scheme in (schemes if n > 1 else ("root",))]
     labels = [f"{n} worker(s)" + (f", {scheme}" if n > 1 else "") for n, scheme in settings]
     top = max(counts)
@@ -219,6 +220,7 @@ def compare_workers(boards, counts, seconds: float, preset: str, schemes=("root"
     print("| Board | " + " | ".join(f"{label}: iterations per decision" for label in labels)
           + f" | ratio to the first | {top} independent searches at once / 1 |")
     print("|------:|" + "---:|" * (len(settings) + 2))
+    failed = {setting: 0 for setting in settings}  # decisions in which a search or a worker failed
     for board in boards:
         iterations = {setting: [] for setting in settings}
         alone, together = [], []
@@ -232,6 +234,7 @@ def compare_workers(boards, counts, seconds: float, preset: str, schemes=("root"
                 bot.new_game(game, game.active_team)
                 bot.act(game)
                 iterations[n, scheme].append(bot.last_stats.iterations + bot.last_stats.merged_iterations)
+                failed[n, scheme] += bot.totals.errors
                 bot.end_game(game)
             one, many = independent_searches(game, top, seconds, preset, seed)
             alone.append(one)
@@ -240,6 +243,9 @@ def compare_workers(boards, counts, seconds: float, preset: str, schemes=("root"
         ratios = " / ".join(f"{m / means[0]:.2f}x" for m in means[1:])
         print(f"| {board} | " + " | ".join(f"{m:.0f}" for m in means) + f" | {ratios} "
               f"| {sum(together) / max(1, sum(alone)):.2f}x |")
+    if any(failed.values()):  # a helper that failed lowers its setting's count: say so
+        print("\ndecisions with a failed search or worker: "
+              + ", ".join(f"{label}: {failed[setting]}" for label, setting in zip(labels, settings)))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
 """The scripts run end to end on tiny budgets and reject bad arguments with a clear message."""
+import importlib.util
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import run_script
+from conftest import SCRIPTS, die, run_script
+from mcts_bot import workers as workers_module
 
 
 @pytest.mark.parametrize("script,args,message", [
@@ -73,6 +75,18 @@ def test_benchmark_compares_search_workers():
     assert "2 decision(s) each" in result.stdout
     row = next(line for line in result.stdout.splitlines() if line.startswith("| 1 |"))
     assert row.endswith("x |") and row.count("x |") == 2 and "2 worker(s)" in result.stdout  # and the ceiling
+
+
+def test_benchmark_says_when_a_worker_failed(monkeypatch, capsys):
+    # A helper that dies lowers its setting's iterations; the comparison must not pass that off as speed.
+    spec = importlib.util.spec_from_file_location("benchmark", SCRIPTS / "benchmark.py")
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+    monkeypatch.setattr(workers_module, "run_search", die)  # helpers are forked with the patch
+    benchmark.compare_workers([1], [1, 2], 0.05, "default", repeats=1)
+    failures = capsys.readouterr().out.split("decisions with a failed search or worker: ")[1]
+    one, two = failures.strip().split(", 2 worker(s), root: ")
+    assert one == "1 worker(s): 0" and int(two) >= 1
 
 
 def test_budget_curve_plays_each_budget_and_plots(tmp_path):
