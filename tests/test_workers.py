@@ -129,8 +129,9 @@ def test_a_full_game_with_workers_is_legal(parallel):
 @pytest.mark.parametrize("failure", [hang, die], ids=["hangs", "dies"])
 def test_a_failing_worker_costs_iterations_never_the_decision(monkeypatch, failure, parallel):
     # Helpers are forked: patching the work they do makes every helper fail that way. A tree helper
-    # fails as it loads the state: one that failed only in `play` would answer "expired" without
-    # playing if the state took it past the deadline to load (it did once, on a loaded CI host).
+    # fails as it loads the state: one that failed only in `play` answers "expired", without
+    # playing, if loading the state took it past the deadline (on a loaded CI host, once, this test
+    # saw a hanging helper answer every prescription: that is the only way it could).
     monkeypatch.setattr(*((workers_module, "run_search") if parallel == "root" else (tree_parallel, "_Search")), failure)
     game = turn_position(3, seed=4)
     bot = mcts_bot.MCTSBot(seconds=0.3, seed=0, workers=2, parallel=parallel)
