@@ -90,8 +90,6 @@ class MCTSBot(botbowl.Agent):
                  seed: Optional[int] = None, on_decision: Optional[DecisionHook] = None, workers: int = 1,
                  parallel: str = "root"):
         super().__init__(name)
-        if rollouts is not None and not isinstance(rollouts, bool):
-            raise TypeError(f"rollouts must be True or False, got {rollouts!r}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
             raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
         if on_decision is not None and not callable(on_decision):

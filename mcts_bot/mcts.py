@@ -111,6 +111,11 @@ class SearchResult:
     stats: SearchStats
 
 
+def _turns(game: botbowl.Game) -> int:
+    """The turns both teams have started: changes when a turn ends (and at half time)."""
+    return game.state.home_team.state.turn + game.state.away_team.state.turn
+
+
 class _Search:
     """One search over a private copy; `iterate()` runs one select-expand-evaluate-backup pass."""
 
@@ -134,6 +139,7 @@ class _Search:
         self.deadline = deadline
         self.botbowl_seconds = 0.0
         self.after_step: Optional[Callable[[], None]] = None  # tree parallelism: feeds the helpers
+        self.root_turns = _turns(game)  # for `Preset.turn_tree`
 
     def new_node(self, key: Optional[int] = None) -> ActionNode:
         game = self.game
@@ -152,6 +158,10 @@ class _Search:
                           is_opponent=active is not None and active.team_id != self.team_id,
                           terminal=game.state.game_over,
                           biases=biases)
+
+    def past_turn(self) -> bool:
+        """With `Preset.turn_tree`: whether the copy is past the end of the turn the search decides in."""
+        return self.preset.turn_tree and _turns(self.game) != self.root_turns
 
     def step(self, action: Action) -> None:
         start = time.perf_counter()
@@ -217,6 +227,8 @@ class _Search:
                 # As at a leaf: a helper is working out this node's priors, or the time is up
                 # (they can take tens of milliseconds: a turn's plan on 11 players).
                 break
+            if node is not root and self.past_turn():
+                break  # a leaf, for the value to score
             chance = self._choose(node)
             seed = None
             if self.seed_steps:

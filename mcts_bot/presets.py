@@ -59,6 +59,7 @@ class Preset:
     stop_when_decided: bool = False  # stop once more iterations cannot change a most-visited choice
     prior_bias: Optional[float] = None  # w: UCB1 adds w * prior / sqrt(turns played + 1) (seed 004)
     max_rollout_steps: int = 1000  # a guard: a rollout normally ends with the turn long before this
+    turn_tree: bool = False  # the tree stops at the end of the turn it decides in: later states are leaves
 
 
 VANILLA = Preset(
@@ -113,6 +114,7 @@ ABLATIONS = (
     dataclasses.replace(DEFAULT, name="default-no-end-moves", end_moves=False),
     dataclasses.replace(DEFAULT, name="default-no-reuse", reuse_tree=False),
     dataclasses.replace(DEFAULT, name="default-most-visited", final_policy=most_visited),
+    dataclasses.replace(DEFAULT, name="default-turn-tree", turn_tree=True),
     dataclasses.replace(VANILLA, name="vanilla-shuffled", action_order=shuffled_order),
 )
 
@@ -120,6 +122,7 @@ PRESETS: Dict[str, Preset] = {preset.name: preset for preset in (VANILLA, DEFAUL
 
 PLUGIN_NAMES = tuple(field.name for field in dataclasses.fields(Preset) if field.name != "name")
 CALLABLE_PARTS = ("tree_policy", "final_policy", "rollout_policy", "heuristic", "action_order", "priors")
+SWITCHES = ("rollouts", "end_moves", "reuse_tree", "stop_when_decided", "turn_tree")
 
 
 def get_preset(preset: Union[str, Preset]) -> Preset:
@@ -141,6 +144,9 @@ def configure(preset: Union[str, Preset] = "default", **overrides) -> Preset:
     for key, value in changes.items():
         if key in CALLABLE_PARTS and not callable(value):
             raise TypeError(f"{key} must be a callable, got {value!r}")
+    for key in SWITCHES:
+        if key in changes and not isinstance(changes[key], bool):
+            raise TypeError(f"{key} must be True or False, got {changes[key]!r}")
     if "rollout_horizon" in changes and changes["rollout_horizon"] not in ROLLOUT_HORIZONS:
         raise ValueError(f"rollout_horizon must be one of {', '.join(ROLLOUT_HORIZONS)}, "
                          f"got {changes['rollout_horizon']!r}")

@@ -103,7 +103,8 @@ def play(search, prescription: List[Step], expand: bool, deadline: Optional[floa
                 if state != expected:
                     break
             else:
-                if expand and not game.state.game_over and (deadline is None or time.perf_counter() < deadline):
+                if expand and not game.state.game_over and not search.past_turn() and \
+                        (deadline is None or time.perf_counter() < deadline):
                     actions = game_actions.legal_actions(game)
                     if actions:
                         priors = search.preset.priors(game, actions) if len(actions) > 1 else [1.0]

@@ -43,6 +43,8 @@ def test_bad_search_options_fail_clearly():
         mcts_bot.search(game, iterations=5, exploration=2.0)
     with pytest.raises(ValueError, match="no search budget"):
         mcts_bot.search(game)
+    with pytest.raises(TypeError, match="turn_tree must be True or False, got 'yes'"):
+        mcts_bot.configure("default", turn_tree="yes")
 
 
 def test_stats_after_a_decision():

@@ -278,3 +278,23 @@ def test_past_the_deadline_no_node_has_its_priors_worked_out(time_left):
     expanded = [node for node in iter_action_nodes(root) if node.children]
     assert root.visits == 31 and expanded[0] is root
     assert (len(expanded) > 1) == time_left
+
+
+@pytest.mark.parametrize("turn_tree", [False, True])
+def test_a_turn_tree_chooses_only_in_the_turn_it_decides(monkeypatch, turn_tree):
+    # `Preset.turn_tree`: states past the end of the turn are leaves, scored by the value, so the
+    # tree policy is never asked to choose there; without it, this search goes on into the next turn.
+    turns = []
+    choose = search_module._Search._choose
+
+    def recording(self, node):
+        turns.append(search_module._turns(self.game))
+        return choose(self, node)
+
+    monkeypatch.setattr(search_module._Search, "_choose", recording)
+    game = random_position(3, seed=2, steps=80)
+    preset = mcts_bot.configure("default", turn_tree=turn_tree)
+    mcts_bot.run_search(game, budget=Budget(iterations=200), preset=preset, rng=np.random.RandomState(0))
+    root_turns = search_module._turns(game)
+    assert len(turns) >= 200 and turns[0] == root_turns
+    assert (set(turns) == {root_turns}) == turn_tree

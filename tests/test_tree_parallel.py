@@ -10,11 +10,14 @@ import pytest
 
 import mcts_bot
 from conftest import turn_position, visits_consistent
+from mcts_bot import mcts as search_module
 from mcts_bot import tree_parallel
+from mcts_bot.harness.games import random_position
 from mcts_bot.harness.matches import GameSpec
 from mcts_bot.mcts import _Search
 from mcts_bot.nodes import iter_action_nodes
 from mcts_bot.presets import configure
+from mcts_bot.priors import knowledge_priors
 from mcts_bot.search_copy import private_copy
 
 
@@ -184,3 +187,35 @@ def test_tree_parallelism_needs_priors():
     with pytest.raises(ValueError, match="priors"):  # an evaluation says so before playing, not in a crash record
         GameSpec(board=1, side="home", rollouts=True, seed=0, preset="vanilla", iterations=10, search_workers=2,
                  parallel="tree")
+
+
+@pytest.mark.parametrize("turn_tree", [False, True])
+def test_with_a_turn_tree_a_helper_expands_only_in_the_turn_decided(turn_tree):
+    # The helpers keep to `Preset.turn_tree` as the agent does: a node past the end of the turn is a
+    # leaf, so no priors are worked out there (without it, this tree reaches the next turn).
+    turns = []
+
+    def recording(game, actions):
+        turns.append(search_module._turns(game))
+        return knowledge_priors(game, actions)
+
+    game = random_position(3, seed=2, steps=80)
+    team = game.active_team
+    preset = configure("default", turn_tree=turn_tree, priors=recording)
+    own = private_copy(game, seed=5)
+    snapshot = pickle.dumps(own)
+    helpers = tree_parallel.TreeHelpers([], np.random.RandomState(3))
+    root = mcts_bot.run_search(own, budget=mcts_bot.Budget(iterations=60), preset=preset,
+                               rng=np.random.RandomState(1), team=team, copy=False, helpers=helpers).root
+    copy = pickle.loads(snapshot)
+    copy.set_seed(99)
+    helper = _Search(copy, team.team_id, preset, np.random.RandomState(2), deadline=None)
+    helpers.bind(_Search(own, team.team_id, preset, np.random.RandomState(4), deadline=None), root)
+    turns.clear()  # from here on, only the helper's expansions
+    for _ in range(150):
+        steps, path, end, expand = helpers.prescribe()
+        playout = tree_parallel.play(helper, steps, expand)
+        helpers._apply(tree_parallel._Job(None, path, [s[3] is not None for s in steps], end, expand), playout)
+    assert turns
+    assert (set(turns) == {search_module._turns(game)}) == turn_tree
+    assert visits_consistent(root)
