@@ -263,12 +263,12 @@ class _Search:
         """Play the rollout policy to the horizon: the end of the turn, or of the acting player's
         action (`Preset.rollout_horizon`), or until the game or the time ends."""
         state = self.game.state
-        turns = state.home_team.state.turn + state.away_team.state.turn
+        turns = _turns(self.game)
         player = state.active_player
         if self.preset.rollout_horizon == "action" and player is None:
             return  # between player actions: nothing to finish
         for _ in range(self.preset.max_rollout_steps):
-            if state.game_over or state.home_team.state.turn + state.away_team.state.turn != turns:
+            if state.game_over or _turns(self.game) != turns:
                 return
             if self.preset.rollout_horizon == "action" and state.active_player is not player:
                 return

@@ -122,7 +122,7 @@ PRESETS: Dict[str, Preset] = {preset.name: preset for preset in (VANILLA, DEFAUL
 
 PLUGIN_NAMES = tuple(field.name for field in dataclasses.fields(Preset) if field.name != "name")
 CALLABLE_PARTS = ("tree_policy", "final_policy", "rollout_policy", "heuristic", "action_order", "priors")
-SWITCHES = ("rollouts", "end_moves", "reuse_tree", "stop_when_decided", "turn_tree")
+SWITCHES = tuple(field.name for field in dataclasses.fields(Preset) if field.type in (bool, "bool"))  # on/off parts
 
 
 def get_preset(preset: Union[str, Preset]) -> Preset:

@@ -21,22 +21,30 @@ from mcts_bot.priors import knowledge_priors
 from mcts_bot.search_copy import private_copy
 
 
+def tree_and_helper(game, preset, iterations: int):
+    """In one process: the agent's tree of `iterations` (dice seeded step by step), bound to
+    `TreeHelpers` with no processes, and a helper's search on a copy of the same state, as a helper
+    process would unpickle it. Returns (the search's result, the helpers, the helper's search, the pickled state)."""
+    team = game.active_team
+    own = private_copy(game, seed=5)
+    snapshot = pickle.dumps(own)
+    helpers = tree_parallel.TreeHelpers([], np.random.RandomState(3))  # no processes: nothing dispatched
+    result = mcts_bot.run_search(own, budget=mcts_bot.Budget(iterations=iterations), preset=preset,
+                                 rng=np.random.RandomState(1), team=team, copy=False, helpers=helpers)
+    copy = pickle.loads(snapshot)
+    copy.set_seed(99)
+    helper = _Search(copy, team.team_id, preset, np.random.RandomState(2), deadline=None)
+    helpers.bind(_Search(own, team.team_id, preset, np.random.RandomState(4), deadline=None), result.root)
+    return result, helpers, helper, snapshot
+
+
 def test_helper_playouts_follow_the_tree_and_reproduce_its_dice():
     # In one process: the agent's tree (dice seeded step by step), and a helper's copy of the
     # same state, as a helper process would unpickle it.
     game = turn_position(5, seed=1)
-    team, preset = game.active_team, configure("default")
-    own = private_copy(game, seed=5)
-    snapshot = pickle.dumps(own)
-    helpers = tree_parallel.TreeHelpers([], np.random.RandomState(3))  # no processes: nothing dispatched
-    result = mcts_bot.run_search(own, budget=mcts_bot.Budget(iterations=120), preset=preset,
-                                 rng=np.random.RandomState(1), team=team, copy=False, helpers=helpers)
-    root = result.root
+    result, helpers, helper, snapshot = tree_and_helper(game, configure("default"), iterations=120)
+    root, copy = result.root, helper.game
     assert result.stats.iterations == 120 and helpers.completed == 0
-    copy = pickle.loads(snapshot)
-    copy.set_seed(99)
-    helper = _Search(copy, team.team_id, preset, np.random.RandomState(2), deadline=None)
-    helpers.bind(_Search(own, team.team_id, preset, np.random.RandomState(4), deadline=None), root)
     forced = expanded = 0
     for number in range(40):
         steps, path, end, expand = helpers.prescribe()
@@ -200,17 +208,9 @@ def test_with_a_turn_tree_a_helper_expands_only_in_the_turn_decided(turn_tree):
         return knowledge_priors(game, actions)
 
     game = random_position(3, seed=2, steps=80)
-    team = game.active_team
     preset = configure("default", turn_tree=turn_tree, priors=recording)
-    own = private_copy(game, seed=5)
-    snapshot = pickle.dumps(own)
-    helpers = tree_parallel.TreeHelpers([], np.random.RandomState(3))
-    root = mcts_bot.run_search(own, budget=mcts_bot.Budget(iterations=60), preset=preset,
-                               rng=np.random.RandomState(1), team=team, copy=False, helpers=helpers).root
-    copy = pickle.loads(snapshot)
-    copy.set_seed(99)
-    helper = _Search(copy, team.team_id, preset, np.random.RandomState(2), deadline=None)
-    helpers.bind(_Search(own, team.team_id, preset, np.random.RandomState(4), deadline=None), root)
+    result, helpers, helper, _ = tree_and_helper(game, preset, iterations=60)
+    root = result.root
     turns.clear()  # from here on, only the helper's expansions
     for _ in range(150):
         steps, path, end, expand = helpers.prescribe()
