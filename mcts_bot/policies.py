@@ -82,11 +82,11 @@ PUCT_EXPLORATION = 1.5
 FIRST_PLAY_REDUCTION = 0.2  # an untried child counts as the node's own value minus this (normalised)
 
 
-def puct(node: ActionNode, c: float = PUCT_EXPLORATION) -> ChanceNode:
+def puct(node: ActionNode, c: float = PUCT_EXPLORATION, min_span: float = 0.01) -> ChanceNode:
     """PUCT (AlphaZero's selection) on values normalised over the node's children.
 
     score = q + c * prior * sqrt(N) / (1 + n), where q is the child's mean rescaled to [0, 1] by the
-    lowest and highest means among the tried children (at least 0.01 apart), from the side choosing
+    lowest and highest means among the tried children (at least `min_span` apart), from the side choosing
     at the node; an untried child gets the node's own value so rescaled, minus
     `FIRST_PLAY_REDUCTION`, so that tried children that did well are preferred to blind guesses
     while a high prior still gets its turn. Needs children with priors (`ActionNode.expand_all`).
@@ -99,7 +99,7 @@ def puct(node: ActionNode, c: float = PUCT_EXPLORATION) -> ChanceNode:
     tried = [m for m in means if m is not None]
     own = 1.0 - node.value if flip else node.value
     low, high = (min(tried + [own]), max(tried + [own])) if tried else (own, own)
-    span = max(high - low, 0.01)
+    span = max(high - low, min_span)
     untried_q = max(0.0, (own - low) / span - FIRST_PLAY_REDUCTION)
     sqrt_n = math.sqrt(max(node.visits, 1))
     best, best_score = node.children[0], -math.inf

@@ -115,6 +115,9 @@ ABLATIONS = (
     dataclasses.replace(DEFAULT, name="default-no-reuse", reuse_tree=False),
     dataclasses.replace(DEFAULT, name="default-most-visited", final_policy=most_visited),
     dataclasses.replace(DEFAULT, name="default-turn-tree", turn_tree=True),
+    dataclasses.replace(DEFAULT, name="default-span-floor", tree_policy=partial(puct, min_span=0.1)),
+    dataclasses.replace(DEFAULT, name="default-puct-greedy", tree_policy=partial(puct, c=0.75)),
+    dataclasses.replace(DEFAULT, name="default-puct-wide", tree_policy=partial(puct, c=3.0)),
     dataclasses.replace(VANILLA, name="vanilla-shuffled", action_order=shuffled_order),
 )
 

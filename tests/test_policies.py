@@ -3,7 +3,7 @@ import math
 import random
 
 from conftest import node_with
-from mcts_bot import most_visited, normalized_ucb1, ucb1
+from mcts_bot import most_visited, normalized_ucb1, puct, ucb1
 
 
 def test_ucb1_maximises_on_our_nodes():
@@ -74,6 +74,33 @@ def test_normalized_ucb1_explores_with_its_constant():
     node = node_with([(200, 200 * 0.6), (2, 2 * 0.5)])
     assert normalized_ucb1(node, c=1.0) is node.children[1]
     assert normalized_ucb1(node, c=0.05) is node.children[0]
+
+
+def with_priors(node, priors):
+    """`node` with these priors on its children, and its own value their visits' mean."""
+    for child, prior in zip(node.children, priors):
+        child.prior = prior
+    node.total_value = sum(child.total_value for child in node.children)
+    return node
+
+
+def test_puct_follows_values_and_priors_from_the_choosing_side():
+    # Equal visits and priors: the best mean for the side choosing.
+    node = with_priors(node_with([(10, 5.0), (10, 7.0)]), [0.5, 0.5])
+    assert puct(node) is node.children[1]
+    opponent = with_priors(node_with([(10, 5.0), (10, 7.0)], opponent=True), [0.5, 0.5])
+    assert puct(opponent) is opponent.children[0]
+    # A far higher prior outweighs a slightly lower value when its visits are few.
+    node = with_priors(node_with([(2, 1.0), (20, 10.4)]), [0.9, 0.1])
+    assert puct(node) is node.children[0]
+
+
+def test_puct_min_span_keeps_small_differences_small():
+    # Children 0.02 apart: rescaled over the children alone (min_span 0.01) that gap is the whole
+    # scale and the better mean wins; over at least 0.1 it is a fifth of it and the prior decides.
+    node = with_priors(node_with([(20, 20 * 0.50), (20, 20 * 0.52)]), [0.8, 0.2])
+    assert puct(node) is node.children[1]
+    assert puct(node, min_span=0.1) is node.children[0]
 
 
 def test_vanilla_is_the_seeds_algorithm():
