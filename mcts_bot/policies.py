@@ -86,11 +86,12 @@ def puct(node: ActionNode, c: float = PUCT_EXPLORATION, min_span: float = 0.01) 
     """PUCT (AlphaZero's selection) on values normalised over the node's children.
 
     score = q + c * prior * sqrt(N) / (1 + n), where q is the child's mean rescaled to [0, 1] by the
-    lowest and highest means among the tried children (at least `min_span` apart), from the side choosing
-    at the node; an untried child gets the node's own value so rescaled, minus
-    `FIRST_PLAY_REDUCTION`, so that tried children that did well are preferred to blind guesses
-    while a high prior still gets its turn. Needs children with priors (`ActionNode.expand_all`).
-    Ties go to the earlier child, which is the one with the higher prior.
+    lowest and highest means among the tried children (at least `min_span` apart: greedy, which the
+    README's measurements favour), from the side choosing at the node; an untried child gets the
+    node's own value so rescaled, minus `FIRST_PLAY_REDUCTION`, so that tried children that did well
+    are preferred to blind guesses while a high prior still gets its turn. Needs children with
+    priors (`ActionNode.expand_all`). Ties go to the earlier child, which is the one with the
+    higher prior.
     """
     if not node.children:
         raise ValueError("puct needs a node whose children were created with their priors")
