@@ -39,8 +39,6 @@ def tree_and_helper(game, preset, iterations: int):
 
 
 def test_helper_playouts_follow_the_tree_and_reproduce_its_dice():
-    # In one process: the agent's tree (dice seeded step by step), and a helper's copy of the
-    # same state, as a helper process would unpickle it.
     game = turn_position(5, seed=1)
     result, helpers, helper, snapshot = tree_and_helper(game, configure("default"), iterations=120)
     root, copy = result.root, helper.game
