@@ -12,7 +12,8 @@ from pathlib import Path
 
 import mcts_bot
 from mcts_bot.harness import cli, evaluation, plots
-from mcts_bot.harness.matches import SIDES, check_opponent
+from mcts_bot.harness.bots import check_bot
+from mcts_bot.harness.matches import SIDES
 
 
 def plot(curve, path: Path, title: str, target: float) -> Path:
@@ -44,7 +45,7 @@ def main() -> None:
                         help="seconds per decision (default 0.25 1 3)")
     parser.add_argument("--games", type=cli.positive_int, nargs="+", default=[10],
                         help="games per side: one number, or one per budget (default 10)")
-    parser.add_argument("--opponent", default="scripted", help="(default scripted)")
+    cli.add_opponent_argument(parser, default="scripted")
     cli.add_preset_argument(parser)
     parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="base seed (default 0)")
     cli.add_worker_arguments(parser)
@@ -56,7 +57,7 @@ def main() -> None:
         parser.error(f"--games: give one number or one per budget ({len(args.seconds)})")
     games = args.games * len(args.seconds) if len(args.games) == 1 else args.games
     try:
-        check_opponent(args.opponent)
+        check_bot(args.opponent)
         runs = [evaluation.Settings(boards=(args.board,), games_per_side=n, rollouts=(mcts_bot.get_preset(args.preset).rollouts,),
                                     preset=args.preset, opponent=args.opponent, seconds=seconds, base_seed=args.seed)
                 for seconds, n in zip(args.seconds, games)]

@@ -16,7 +16,8 @@ from botbowl.ai.competition import Competition
 import mcts_bot
 from mcts_bot.harness import cli
 from mcts_bot.harness.games import load_config, make_game
-from mcts_bot.harness.matches import CheckedAgent, GameSpec, check_opponent, make_opponent
+from mcts_bot.harness.bots import check_bot
+from mcts_bot.harness.matches import CheckedAgent, GameSpec, make_opponent
 from mcts_bot.mcts import Budget
 
 
@@ -44,7 +45,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     cli.add_board_argument(parser, default=11)
     parser.add_argument("--games", type=cli.positive_int, default=2, help="games in the series, even (default 2)")
-    parser.add_argument("--opponent", default="random", help="random (default), a registered bot, or mcts-<preset>")
+    cli.add_opponent_argument(parser, default="random")
     cli.add_preset_argument(parser)
     parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="seed of the bots (default 0)")
     cli.add_search_workers_argument(parser)
@@ -53,7 +54,7 @@ def main() -> None:
     if args.games % 2:
         parser.error(f"--games {args.games}: botbowl's harness needs an even number (each bot plays home and away)")
     try:
-        check_opponent(args.opponent)
+        check_bot(args.opponent)
     except ValueError as exc:
         parser.error(str(exc))
     budget = cli.budget_from_args(args)

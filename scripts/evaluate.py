@@ -13,7 +13,7 @@ from pathlib import Path
 import mcts_bot
 from mcts_bot.harness import cli, evaluation
 from mcts_bot.harness.games import BOARD_SIZES
-from mcts_bot.harness.matches import check_opponent
+from mcts_bot.harness.bots import check_bot
 from mcts_bot.mcts import Budget
 
 ROLLOUTS = {"on": (True,), "off": (False,), "both": (True, False), "preset": None}
@@ -28,9 +28,7 @@ def main() -> None:
                         help="rollouts on, off, both (a row each, as in the seed's table) or as the preset has them "
                              "(default preset)")
     cli.add_preset_argument(parser)
-    parser.add_argument("--opponent", default="random",
-                        help="random (default), scripted (the rule-based sparring partner), any bot registered "
-                             "with botbowl, or mcts / mcts-<preset> for another MCTS configuration with the same budget")
+    cli.add_opponent_argument(parser, default="random")
     parser.add_argument("--opponent-seconds", type=cli.positive_float, default=None, metavar="SECONDS",
                         help="an MCTS opponent's own seconds per decision, e.g. half of --seconds to measure what "
                              "twice the time is worth (default: the same budget as MCTS)")
@@ -49,7 +47,7 @@ def main() -> None:
     args = parser.parse_args()
     budget = cli.budget_from_args(args)
     try:
-        check_opponent(args.opponent)
+        check_bot(args.opponent)
         settings = evaluation.Settings(boards=tuple(args.boards), games_per_side=args.games,
                                        rollouts=ROLLOUTS[args.rollouts] or (mcts_bot.get_preset(args.preset).rollouts,),
                                        preset=args.preset, opponent=args.opponent,

@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from mcts_bot.harness import cli, evaluation
+from mcts_bot.harness import bots, cli, evaluation
 from mcts_bot.harness.games import BOARD_SIZES
 from mcts_bot.mcts import Budget
 
@@ -22,7 +22,8 @@ def main() -> None:
                         help="board sizes (default: all)")
     parser.add_argument("--seeds", type=cli.positive_int, default=5,
                         help="games per board, side, rollout setting and opponent (default 5)")
-    parser.add_argument("--opponents", nargs="+", default=["random", "mcts"], help="(default: random mcts)")
+    parser.add_argument("--opponents", nargs="+", default=["random", "mcts"], help="bots to play: random, scripted, grod, mcts, mcts-<preset>, a registered bot or path/to/file.py:ClassName "
+                             "(default: random mcts)")
     cli.add_preset_argument(parser)
     parser.add_argument("--competition", action="store_true", help="play under botbowl's competition clocks")
     parser.add_argument("--workers", type=cli.positive_int, default=os.cpu_count() or 1,
@@ -45,7 +46,7 @@ def main() -> None:
     records = []
     for settings in runs:
         print(settings.describe(), file=sys.stderr)
-        records += evaluation.run(settings, args.out / settings.opponent, workers=args.workers)
+        records += evaluation.run(settings, args.out / bots.label(settings.opponent), workers=args.workers)
     counts = {
         "games": len(records),
         "finished": sum(1 for r in records if r["result"] is not None),

@@ -57,6 +57,15 @@ def preset_name(text: str) -> str:
     return text
 
 
+OPPONENT_HELP = ("random, scripted (the rule-based sparring partner), grod (the risk-scoring one), any bot "
+                 "registered with botbowl, mcts / mcts-<preset> for another MCTS configuration with the same "
+                 "budget, or a bot of your own as path/to/file.py:ClassName (a botbowl Agent subclass)")
+
+
+def add_opponent_argument(parser: argparse.ArgumentParser, default: str) -> None:
+    parser.add_argument("--opponent", default=default, help=f"{OPPONENT_HELP} (default {default})")
+
+
 def add_board_argument(parser: argparse.ArgumentParser, default: int) -> None:
     parser.add_argument("--board", type=board_size, default=default,
                         help=f"players per side: {', '.join(map(str, BOARD_SIZES))} (default {default})")

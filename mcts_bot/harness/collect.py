@@ -18,24 +18,12 @@ from typing import List, Optional, Sequence
 
 import botbowl
 import numpy as np
-from botbowl.ai.bots.random_bot import RandomBot
 
-from mcts_bot.agent import MCTSBot
 from mcts_bot.features import NUM_FEATURES, features
 from mcts_bot.harness.games import check_board_size, make_game
-from mcts_bot.harness.matches import mcts_preset_of
+from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of
 from mcts_bot.heuristics import threat_heuristic
 from mcts_bot.policies import random_rollout_policy
-from mcts_bot.scripted import ScriptedBot
-
-BOTS = ("scripted", "random", "mcts")  # and mcts-<preset>
-
-
-def check_bot(name: str) -> str:
-    if name in ("scripted", "random") or mcts_preset_of(name) is not None:
-        return name
-    raise ValueError(f"unknown bot {name!r} for data collection: choose scripted, random, mcts or mcts-<preset>")
-
 
 @dataclass(frozen=True)
 class CollectSpec:
@@ -55,7 +43,7 @@ class CollectSpec:
         check_bot(self.away)
         if not 0.0 <= self.explore < 1.0:
             raise ValueError(f"explore must be in [0, 1), got {self.explore}")
-        if "mcts" in (self.home[:4], self.away[:4]) and self.seconds is None and self.iterations is None:
+        if any(mcts_preset_of(name) for name in (self.home, self.away)) and self.seconds is None and self.iterations is None:
             raise ValueError("an MCTS bot needs a budget: give seconds or iterations")
 
     @property
@@ -69,14 +57,6 @@ def specs(board: int, home: str, away: str, games: int, base_seed: int = 0, **op
     return [CollectSpec(board=board, home=home, away=away,
                         seed=zlib.crc32(f"collect/{base_seed}/{board}/{home}/{away}/{i}".encode()) & 0x7FFFFFFF,
                         **options) for i in range(games)]
-
-
-def _bot(name: str, spec: CollectSpec, seed: int) -> botbowl.Agent:
-    if name == "scripted":
-        return ScriptedBot(seed=seed)
-    if name == "random":
-        return RandomBot("random", seed=seed)
-    return MCTSBot(name, seconds=spec.seconds, iterations=spec.iterations, preset=mcts_preset_of(name), seed=seed)
 
 
 class Recorder(botbowl.Agent):
@@ -122,8 +102,8 @@ def collect_game(spec: CollectSpec) -> dict:
     """Play the game and return its records (arrays) and result."""
     rng = np.random.RandomState(spec.seed)
     rows: list = []
-    home = Recorder(_bot(spec.home, spec, spec.seed + 1), spec.explore, rng, rows)
-    away = Recorder(_bot(spec.away, spec, spec.seed + 2), spec.explore, rng, rows)
+    home = Recorder(make_bot(spec.home, seed=spec.seed + 1, seconds=spec.seconds, iterations=spec.iterations), spec.explore, rng, rows)
+    away = Recorder(make_bot(spec.away, seed=spec.seed + 2, seconds=spec.seconds, iterations=spec.iterations), spec.explore, rng, rows)
     game = make_game(spec.board, home, away, seed=spec.seed, game_id=spec.key)
     game.init()
     home_score, away_score = game.state.home_team.state.score, game.state.away_team.state.score

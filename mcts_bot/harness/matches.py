@@ -12,36 +12,16 @@ from dataclasses import asdict, dataclass
 from typing import Optional
 
 import botbowl
-from botbowl.ai.bots.random_bot import RandomBot
 from botbowl.core import Action
 
 from mcts_bot import actions as game_actions
 from mcts_bot.agent import MCTSBot, check_parallel
-from mcts_bot.scripted import ScriptedBot
 from mcts_bot.harness.games import check_board_size, make_game
+from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of
 from mcts_bot.presets import PRESETS
 from mcts_bot.mcts import Budget
 
 SIDES = ("home", "away")
-
-
-def mcts_preset_of(opponent: str) -> Optional[str]:
-    """The preset behind an MCTS opponent name ("mcts" -> default, "mcts-vanilla" -> vanilla), else None."""
-    if opponent == "mcts":
-        return "default"
-    if opponent.startswith("mcts-") and opponent[len("mcts-"):] in PRESETS:
-        return opponent[len("mcts-"):]
-    return None
-
-
-def check_opponent(opponent: str) -> str:
-    """`opponent` if it names a bot we can build; otherwise a clear error listing what is allowed."""
-    if mcts_preset_of(opponent) is not None or opponent.lower() in botbowl.list_bots():
-        return opponent
-    mcts_names = ["mcts"] + [f"mcts-{name}" for name in sorted(PRESETS) if name != "default"]
-    others = sorted(set(botbowl.list_bots()) - set(mcts_names))
-    raise ValueError(f"unknown opponent {opponent!r}: choose one of {', '.join(mcts_names + others)} "
-                     f"(MCTS opponents play with the same budget, or their own seconds)")
 
 
 @dataclass(frozen=True)
@@ -71,7 +51,7 @@ class GameSpec:
         if self.preset not in PRESETS:
             raise ValueError(f"unknown preset {self.preset!r}: choose one of {', '.join(sorted(PRESETS))}")
         check_parallel(self.parallel, PRESETS[self.preset])  # before a game, not as a crash in one
-        check_opponent(self.opponent)
+        check_bot(self.opponent)
         Budget(seconds=self.seconds, iterations=self.iterations)  # validates the budget
         if self.opponent_seconds is not None:
             if mcts_preset_of(self.opponent) is None:
@@ -127,16 +107,8 @@ class CheckedAgent(botbowl.Agent):
 
 
 def make_opponent(spec: GameSpec) -> botbowl.Agent:
-    preset = mcts_preset_of(spec.opponent)
-    if preset is not None:
-        seconds = spec.seconds if spec.opponent_seconds is None else spec.opponent_seconds
-        return MCTSBot(spec.opponent, seconds=seconds, iterations=spec.iterations, preset=preset,
-                       seed=spec.seed + 1)
-    if spec.opponent == "random":
-        return RandomBot("random", seed=spec.seed + 1)
-    if spec.opponent == "scripted":
-        return ScriptedBot("scripted", seed=spec.seed + 1)
-    return botbowl.make_bot(spec.opponent)
+    seconds = spec.seconds if spec.opponent_seconds is None else spec.opponent_seconds
+    return make_bot(spec.opponent, seed=spec.seed + 1, seconds=seconds, iterations=spec.iterations)
 
 
 def play_game(spec: GameSpec) -> dict:
