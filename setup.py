@@ -12,7 +12,7 @@ setup(
     long_description=open("README.md", encoding="utf-8").read(),
     long_description_content_type="text/markdown",
     packages=find_packages(include=["mcts_bot", "mcts_bot.*"]),
-    package_data={"mcts_bot": ["models/*.npz"]},  # the learned values, one per board size
+    package_data={"mcts_bot.knowledge": ["models/*.npz"]},  # the learned values, one per board size
     python_requires=">=3.9",
     # The search reads botbowl's procedures and forward model, so a botbowl outside 1.1.x is untested.
     install_requires=["botbowl~=1.1.0", "numpy", "tqdm"],

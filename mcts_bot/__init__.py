@@ -2,32 +2,30 @@
 
 `import mcts_bot` registers the bot with botbowl, so `botbowl.make_bot("mcts")` works, and also
 `"mcts-vanilla"` (the seed's settings) and `"scripted"` (the rule-based sparring partner) for comparisons.
+
+The package in layers, each importing only from the ones before it (`tests/test_layers.py`):
+`logs`; `adapter` (botbowl: state keys, actions, the search's copy, clocks); `core` (nodes,
+policies, `Preset`, the search loop) beside `knowledge` (scripted play, priors, heuristics, the
+learned value); `parallel` (search workers) and `views` (XML, SVG, HTML); `presets` and `agent`;
+and the `harness` for experiments, which the bot never uses.
 """
 from functools import partial
 
 import botbowl
 
-from mcts_bot import fast_reversible
-from mcts_bot.actions import legal_actions
-from mcts_bot.agent import MCTSBot
-from mcts_bot.decision_view import DecisionPages, decision_html
-from mcts_bot.hashing import game_state_hash
-from mcts_bot.heuristics import material_heuristic, progress_heuristic, threat_heuristic
-from mcts_bot.nodes import ActionNode, ChanceNode
-from mcts_bot.policies import (botbowl_order, most_visited, normalized_ucb1, puct, random_rollout_policy,
-                               robust_child, shuffled_order, ucb1)
-from mcts_bot.priors import knowledge_priors, prior_order
-from mcts_bot.scripted import ScriptedBot, scripted_action
-from mcts_bot.presets import PRESETS, Preset, configure, get_preset
-from mcts_bot.render import to_xml
-from mcts_bot.mcts import Budget, SearchResult, SearchStats, run_search, search
+from mcts_bot.adapter import fast_reversible
+from mcts_bot.agent import MCTSBot, search
+from mcts_bot.core.nodes import ActionNode, ChanceNode
+from mcts_bot.core.preset import Preset
+from mcts_bot.core.search import Budget, Search, SearchResult, SearchStats, run_search
+from mcts_bot.knowledge.scripted import ScriptedBot
+from mcts_bot.presets import PRESETS, configure, get_preset
+from mcts_bot.views.decision_page import DecisionPages
+from mcts_bot.views.tree_xml import to_xml
 
 __all__ = [
-    "ActionNode", "Budget", "ChanceNode", "DecisionPages", "MCTSBot", "PRESETS", "Preset", "ScriptedBot",
-    "SearchResult", "SearchStats", "botbowl_order", "configure", "decision_html", "game_state_hash", "get_preset",
-    "knowledge_priors", "legal_actions", "material_heuristic", "most_visited", "normalized_ucb1", "prior_order",
-    "progress_heuristic", "puct", "random_rollout_policy", "robust_child", "run_search", "scripted_action", "search",
-    "shuffled_order", "threat_heuristic", "to_xml", "ucb1",
+    "ActionNode", "Budget", "ChanceNode", "DecisionPages", "MCTSBot", "PRESETS", "Preset", "ScriptedBot", "Search",
+    "SearchResult", "SearchStats", "configure", "get_preset", "run_search", "search", "to_xml",
 ]
 
 # Only the bots a user picks from a list: ablation presets stay reachable by preset name

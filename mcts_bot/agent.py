@@ -1,4 +1,5 @@
-"""MCTSBot: the botbowl Agent that plays by Monte Carlo Tree Search."""
+"""The package's front: `MCTSBot`, the botbowl Agent that plays each decision by a search, and
+`search()`, one search of one position (for scripts, notebooks and tests)."""
 from __future__ import annotations
 
 import dataclasses
@@ -11,17 +12,20 @@ import botbowl
 import numpy as np
 from botbowl.core import Action
 
-from mcts_bot import actions as game_actions
-from mcts_bot import timing, tree_parallel
-from mcts_bot.hashing import game_state_hash
-from mcts_bot.nodes import ActionNode, ChanceNode
-from mcts_bot.policies import FinalPolicy, RolloutPolicy, TreePolicy, most_visited
-from mcts_bot.priors import same_action
-from mcts_bot.scripted import scripted_action
-from mcts_bot.search_copy import SearchGame, private_copy
-from mcts_bot.presets import Heuristic, Preset, configure
-from mcts_bot.mcts import Budget, SearchResult, SearchStats, log_failure_once, run_search
-from mcts_bot.workers import SearchWorkers, merge
+from mcts_bot.adapter import actions as game_actions
+from mcts_bot.adapter import timing
+from mcts_bot.adapter.hashing import game_state_hash
+from mcts_bot.adapter.search_copy import SearchGame, private_copy
+from mcts_bot.core.nodes import ActionNode, ChanceNode
+from mcts_bot.core.policies import FinalPolicy, RolloutPolicy, TreePolicy, most_visited
+from mcts_bot.core.preset import Heuristic, Preset
+from mcts_bot.core.search import Budget, SearchResult, SearchStats, run_search
+from mcts_bot.knowledge.scripted import scripted_action
+from mcts_bot.logs import log_failure_once
+from mcts_bot.parallel import root as root_parallel
+from mcts_bot.parallel import tree as tree_parallel
+from mcts_bot.parallel.workers import SearchWorkers
+from mcts_bot.presets import configure
 
 DecisionHook = Callable[[botbowl.Game, SearchResult, Action], None]
 PARALLEL_SCHEMES = ("root", "tree")
@@ -103,7 +107,7 @@ class MCTSBot(botbowl.Agent):
         check_parallel(parallel, self.preset)
         self.parallel = parallel
         self.workers = SearchWorkers(workers, self.preset, seed,
-                                     serve=tree_parallel.serve if parallel == "tree" else None)
+                                     serve=tree_parallel.serve if parallel == "tree" else root_parallel.serve)
         self.last_root: Optional[ActionNode] = None  # the last search's tree, released when the next one starts
         self._played: Optional[ChanceNode] = None  # with reuse_tree: the tree's edge for the last action played
         self.last_stats: Optional[SearchStats] = None
@@ -246,7 +250,7 @@ class MCTSBot(botbowl.Agent):
             statistics, iterations, errors = self.workers.collect(pending, deadline)
             self._report(errors)
             for root_statistics in statistics:
-                merge(result.root, root_statistics)
+                root_parallel.merge(result.root, root_statistics)
             result.stats = dataclasses.replace(result.stats, merged_iterations=iterations)
         except Exception as exc:  # noqa: BLE001
             log_failure_once(exc, "merging the search workers' results failed; the agent's own search decides")
@@ -263,7 +267,7 @@ class MCTSBot(botbowl.Agent):
         """The child of `node` for `action`, to follow the tree through a decision made without search."""
         if node is None:
             return None
-        return next((child for child in node.children if same_action(child.action, action)), None)
+        return next((child for child in node.children if game_actions.same_action(child.action, action)), None)
 
     def _fallback(self, game: botbowl.Game) -> Action:
         """Without a search result: the scripted policy's action, which does not give up the turn
@@ -306,3 +310,22 @@ class MCTSBot(botbowl.Agent):
         self._last_action = action
         self._carried_before = game_actions.holds_ball(game)
         return action
+
+
+def search(game: botbowl.Game, *, seconds: Optional[float] = None, iterations: Optional[int] = None,
+           preset: Union[str, Preset] = "default", seed: Optional[int] = None,
+           team: Optional[botbowl.Team] = None, **plugins) -> ActionNode:
+    """Run one search for the team to act in `game` and return the root of the tree; `game` is not changed.
+
+    Args:
+        seconds, iterations: the budget; the search stops at whichever comes first (at least one).
+        preset: "default", "vanilla" or a `Preset`.
+        seed: seeds the search's random choices and the copy's dice.
+        team: search for this team instead of the team to act.
+        plugins: replace parts of the preset (see `Preset`): tree_policy, final_policy,
+            rollout_policy, heuristic, action_order, rollouts, widening, reuse_tree,
+            stop_when_decided, max_rollout_steps.
+    """
+    result = run_search(game, budget=Budget(seconds=seconds, iterations=iterations),
+                        preset=configure(preset, **plugins), rng=np.random.RandomState(seed), team=team)
+    return result.root

@@ -32,13 +32,14 @@ from typing import Tuple
 import numpy as np
 
 import mcts_bot
-from mcts_bot import fast_reversible
+from mcts_bot.adapter import fast_reversible
+from mcts_bot.adapter.actions import legal_actions
+from mcts_bot.adapter.search_copy import SearchGame
 from mcts_bot.agent import PARALLEL_SCHEMES
+from mcts_bot.core.search import Budget, Search
 from mcts_bot.harness import cli
 from mcts_bot.harness.games import BOARD_SIZES, random_position
-from mcts_bot.mcts import Budget, _Search
-from mcts_bot.search_copy import SearchGame
-from mcts_bot.workers import process_context
+from mcts_bot.parallel.workers import process_context
 
 # Positions: (seed, random steps from the start); each lands in the middle of a drive.
 POSITIONS = ((1, 40), (2, 80), (3, 120))
@@ -57,7 +58,7 @@ def _switch_neighbours(on: bool) -> None:
 
 
 def _switch_dice_free_hash(on: bool) -> None:
-    _Search.skip_dice_free_hash = on
+    Search.skip_dice_free_hash = on
 
 
 def _switch_fast_reversible(on: bool) -> None:
@@ -226,7 +227,7 @@ def compare_workers(boards, counts, seconds: float, preset: str, schemes=("root"
         alone, together = [], []
         for seed, steps in POSITIONS:
             game = random_position(board, seed=seed, steps=steps)
-            if game.state.game_over or len(mcts_bot.legal_actions(game)) < 2:
+            if game.state.game_over or len(legal_actions(game)) < 2:
                 continue  # no search to time here
             # Interleaved: the machine's load falls on every setting alike.
             for repeat, (n, scheme) in itertools.product(range(repeats), settings):

@@ -14,11 +14,11 @@ import time
 from botbowl.ai.competition import Competition
 
 import mcts_bot
+from mcts_bot.core.search import Budget
 from mcts_bot.harness import cli
-from mcts_bot.harness.games import load_config, make_game
 from mcts_bot.harness.bots import check_bot
+from mcts_bot.harness.games import load_config, make_game
 from mcts_bot.harness.matches import CheckedAgent, GameSpec, make_opponent
-from mcts_bot.mcts import Budget
 
 
 class SeriesRecorder(CheckedAgent):

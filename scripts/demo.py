@@ -10,9 +10,9 @@ from pathlib import Path
 import botbowl
 
 import mcts_bot
+from mcts_bot.core.search import Budget
 from mcts_bot.harness import cli
 from mcts_bot.harness.games import make_game
-from mcts_bot.mcts import Budget
 
 
 def main() -> None:
@@ -67,7 +67,7 @@ def main() -> None:
           f"iterations per second: {totals.iterations / max(totals.seconds, 1e-9):.0f}, errors: {totals.errors}")
     if shown:
         print(f"\nOne decision ({shown['where']}): {shown['stats']}")
-        print(f"Chosen: {mcts_bot.nodes.describe_action(shown['action'])}\n")
+        print(f"Chosen: {mcts_bot.core.nodes.describe_action(shown['action'])}\n")
         print(shown["xml"])
     if pages is not None:
         print(f"\n{len(pages.entries)} decision pages in {args.pages}: open {args.pages / 'index.html'}")

@@ -11,10 +11,10 @@ import sys
 from pathlib import Path
 
 import mcts_bot
+from mcts_bot.core.search import Budget
 from mcts_bot.harness import cli, evaluation
-from mcts_bot.harness.games import BOARD_SIZES
 from mcts_bot.harness.bots import check_bot
-from mcts_bot.mcts import Budget
+from mcts_bot.harness.games import BOARD_SIZES
 
 ROLLOUTS = {"on": (True,), "off": (False,), "both": (True, False), "preset": None}
 

@@ -11,10 +11,11 @@ from pathlib import Path
 import numpy as np
 
 import mcts_bot
+from mcts_bot.core.nodes import describe_action
+from mcts_bot.core.search import Budget
 from mcts_bot.harness import cli
 from mcts_bot.harness.games import random_position
-from mcts_bot.nodes import describe_action
-from mcts_bot.mcts import Budget
+from mcts_bot.views.decision_page import decision_html
 
 
 def main() -> None:
@@ -47,8 +48,8 @@ def main() -> None:
     print(f"Chosen: {describe_action(chosen)}" if chosen is not None
           else "Nothing to choose here (no action for the tree)")
     if args.html is not None:
-        max_depth = args.max_depth if args.max_depth is not None else mcts_bot.decision_view.DEFAULT_MAX_DEPTH
-        args.html.write_text(mcts_bot.decision_html(game, result.root, action=chosen, stats=result.stats,
+        max_depth = args.max_depth if args.max_depth is not None else mcts_bot.views.decision_page.DEFAULT_MAX_DEPTH
+        args.html.write_text(decision_html(game, result.root, action=chosen, stats=result.stats,
                                                     max_depth=max_depth), encoding="utf-8")
         print(f"Wrote {args.html}")
 

@@ -11,9 +11,9 @@ from pathlib import Path
 from botbowl.ai.bots.random_bot import RandomBot
 
 import mcts_bot
+from mcts_bot.core.search import Budget
 from mcts_bot.harness import cli, plots
 from mcts_bot.harness.games import make_game
-from mcts_bot.mcts import Budget
 
 
 def resident_mib() -> float:

@@ -9,8 +9,8 @@ import argparse
 from botbowl.ai.competition.python_socket import DEFAULT_PORT, DEFAULT_TOKEN, PythonSocketServer
 
 import mcts_bot
+from mcts_bot.core.search import Budget
 from mcts_bot.harness import cli
-from mcts_bot.mcts import Budget
 
 
 def main() -> None:

@@ -11,9 +11,9 @@ import os
 import sys
 from pathlib import Path
 
+from mcts_bot.core.search import Budget
 from mcts_bot.harness import bots, cli, evaluation
 from mcts_bot.harness.games import BOARD_SIZES
-from mcts_bot.mcts import Budget
 
 
 def main() -> None:

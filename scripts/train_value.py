@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from mcts_bot.harness import cli, training
-from mcts_bot.value import model_path
+from mcts_bot.knowledge.value import model_path
 
 
 def main() -> None:

@@ -12,8 +12,8 @@ from botbowl.ai.registry import registry
 from botbowl.web import api
 
 import mcts_bot
+from mcts_bot.core.search import Budget
 from mcts_bot.harness import cli
-from mcts_bot.mcts import Budget
 
 
 def seed_new_games(first_seed: int) -> None:

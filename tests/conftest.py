@@ -13,10 +13,11 @@ from botbowl.core.procedure import Turn
 
 import mcts_bot  # noqa: F401  (registers the bots)
 from mcts_bot import ActionNode, ChanceNode
-from mcts_bot import actions
+from mcts_bot.adapter import actions
+from mcts_bot.adapter.actions import legal_actions
+from mcts_bot.core.nodes import iter_action_nodes
+from mcts_bot.core.policies import random_rollout_policy
 from mcts_bot.harness.games import random_position
-from mcts_bot.nodes import iter_action_nodes
-from mcts_bot.policies import random_rollout_policy
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
@@ -34,7 +35,7 @@ def advance_until(game: botbowl.Game, predicate, rng: np.random.RandomState, max
 def in_turn(game: botbowl.Game) -> bool:
     """At the start-of-action choice of a team's turn, with more than one thing to do."""
     return (not game.state.game_over and isinstance(game.get_procedure(), Turn)
-            and len(mcts_bot.legal_actions(game)) > 1)
+            and len(legal_actions(game)) > 1)
 
 
 def turn_position(board_size: int, seed: int) -> botbowl.Game:
@@ -51,7 +52,7 @@ def move_position(board_size: int = 3, seed: int = 4) -> botbowl.Game:
 
 def longest_move(game: botbowl.Game, root: ActionNode) -> ChanceNode:
     """The root's child moving furthest (by botbowl's path), to see a path drawn whatever the search chose."""
-    from mcts_bot.board_svg import action_path
+    from mcts_bot.views.board_svg import action_path
     moves = [c for c in root.children if c.action.action_type == ActionType.MOVE]
     assert moves, "the search tried no move here"
     return max(moves, key=lambda c: len(action_path(game, c.action).steps))

@@ -7,6 +7,8 @@ from botbowl.ai.bots.random_bot import RandomBot
 
 import mcts_bot
 from conftest import action_key, turn_position
+from mcts_bot.adapter.actions import legal_actions
+from mcts_bot.adapter.hashing import game_state_hash
 from mcts_bot.harness.games import make_game
 from mcts_bot.harness.matches import CheckedAgent
 
@@ -67,9 +69,9 @@ def test_full_game_against_random_only_legal_actions(board, mcts_home, preset):
             top = max(result.root.children, key=lambda child: child.prior)
             overruled.append(top.action is not action)
         # The tree's root offers exactly what the real game offers the bot; a reused root is this very state.
-        if sorted(map(action_key, result.root.actions)) != sorted(map(action_key, mcts_bot.legal_actions(game))):
+        if sorted(map(action_key, result.root.actions)) != sorted(map(action_key, legal_actions(game))):
             mismatches.append(action)
-        if result.root.key != mcts_bot.game_state_hash(game):
+        if result.root.key != game_state_hash(game):
             mismatches.append(action)
 
     mcts = mcts_bot.MCTSBot("mcts", seconds=None, iterations=25, seed=board, preset=preset, on_decision=check_root)

@@ -12,8 +12,9 @@ from selenium.webdriver.common.by import By  # noqa: E402
 
 import mcts_bot  # noqa: E402
 from conftest import longest_move, move_position  # noqa: E402
-from mcts_bot.board_svg import action_path  # noqa: E402
 from mcts_bot.harness import browser  # noqa: E402
+from mcts_bot.views.board_svg import action_path  # noqa: E402
+from mcts_bot.views.decision_page import decision_html
 
 pytestmark = pytest.mark.skipif(browser.find_chromium() is None,
                                 reason=f"no headless Chromium and chromedriver: {browser.INSTALL_HINT}")
@@ -46,7 +47,7 @@ def test_decision_page_shows_board_move_and_tree(chromium, tmp_path):
     root = mcts_bot.search(game, iterations=200, seed=0)
     move = longest_move(game, root)
     page = tmp_path / "decision.html"
-    page.write_text(mcts_bot.decision_html(game, root, action=move.action), encoding="utf-8")
+    page.write_text(decision_html(game, root, action=move.action), encoding="utf-8")
     chromium.get(page.as_uri())
 
     board = chromium.find_element(By.ID, "board")

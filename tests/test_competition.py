@@ -10,10 +10,11 @@ from botbowl.ai.competition.python_socket import PythonSocketClient
 
 import mcts_bot
 from conftest import SCRIPTS, run_script, turn_position
-from mcts_bot import timing
+from mcts_bot.adapter import timing
 from mcts_bot.harness import evaluation
 from mcts_bot.harness.games import make_game
 from mcts_bot.harness.matches import CheckedAgent
+
 
 def test_no_clock_no_limit():
     game = turn_position(3, seed=0)
@@ -112,4 +113,4 @@ def test_bad_arguments_are_rejected():
     result = run_script("serve", "--port", "70000")
     assert result.returncode == 2 and "not a port number" in result.stderr
     result = run_script("soak", "--opponents", "nobody")
-    assert result.returncode == 2 and "unknown opponent 'nobody'" in result.stderr
+    assert result.returncode == 2 and "unknown bot 'nobody'" in result.stderr

@@ -9,11 +9,12 @@ from botbowl.core import Action, ActionType
 
 import mcts_bot
 from conftest import longest_move, move_position, turn_position
-from mcts_bot import ActionNode, ChanceNode, DecisionPages, decision_html
-from mcts_bot.board_svg import action_path
-from mcts_bot.decision_view import decision_element
+from mcts_bot import ActionNode, ChanceNode, DecisionPages
+from mcts_bot.core.nodes import iter_action_nodes
+from mcts_bot.core.policies import most_visited
 from mcts_bot.harness.games import make_game, random_position
-from mcts_bot.nodes import iter_action_nodes
+from mcts_bot.views.board_svg import action_path
+from mcts_bot.views.decision_page import decision_element, decision_html
 
 # A resource fetched from the network: a script, style sheet, image or font by URL, or any http(s) address.
 REMOTE = re.compile(r"https?://|\b(?:src|href)\s*=\s*[\"']?\s*//|@import|url\(\s*[\"']?(?!#)", re.IGNORECASE)
@@ -97,7 +98,7 @@ def test_tree_is_best_first_and_complete_to_its_depth():
     tree = page.find(".//section[@id='tree']/ul")
     top = [li.find("details") for li in tree]
     assert [int(d.get("data-visits")) for d in top] == sorted((c.visits for c in root.children), reverse=True)
-    assert "chosen" in top[0].get("class") and int(top[0].get("data-visits")) == mcts_bot.most_visited(root).visits
+    assert "chosen" in top[0].get("class") and int(top[0].get("data-visits")) == most_visited(root).visits
     nodes = list(iter_action_nodes(root))
     assert len(with_class(page, "details", "chance")) == sum(len(n.children) for n in nodes)
     several = sum(len(c.outcomes) for n in nodes for c in n.children if len(c.outcomes) > 1)

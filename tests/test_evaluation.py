@@ -9,6 +9,7 @@ from conftest import run_script
 from mcts_bot.harness import evaluation
 from mcts_bot.harness.matches import GameSpec, make_opponent, play_game
 
+
 def record(board, side, rollouts, result, mine, theirs, iterations=100.0, overruled=None):
     spec = GameSpec(board=board, side=side, rollouts=rollouts, seed=0, iterations=10)
     game = {"key": f"{board}{side}{rollouts}{result}{mine}{theirs}", "spec": spec.__dict__, "result": result,
@@ -116,7 +117,7 @@ def test_one_and_two_workers_give_the_same_games(tmp_path):
 
 @pytest.mark.parametrize("args,message", [
     (["--boards", "1", "4"], "unknown board size '4'"),
-    (["--opponent", "nobody"], "unknown opponent 'nobody': choose one of mcts, mcts-default-"),
+    (["--opponent", "nobody"], "unknown bot 'nobody': choose one of mcts, mcts-default-"),
     (["--team", "orc", "--boards", "3"], "unknown team 'orc' for the 3-player board: choose one of human"),
     (["--iterations", "0"], "0 must be at least 1"),
     (["--seconds", "0"], "0 must be greater than 0"),

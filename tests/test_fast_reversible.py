@@ -6,10 +6,10 @@ from botbowl.core.model import Square
 
 import mcts_bot
 from conftest import move_position, tree_data, turn_position
-from mcts_bot import actions, fast_reversible
-from mcts_bot.hashing import game_state_hash
-from mcts_bot.policies import random_rollout_policy
-from mcts_bot.search_copy import private_copy
+from mcts_bot.adapter import actions, fast_reversible
+from mcts_bot.adapter.hashing import game_state_hash
+from mcts_bot.adapter.search_copy import private_copy
+from mcts_bot.core.policies import random_rollout_policy
 
 
 def test_import_installs_them_and_uninstall_restores_botbowls():

@@ -1,4 +1,5 @@
 """The game-state hash: equal for equal states, different where the search must not merge states."""
+import os
 from collections import Counter, defaultdict
 from contextlib import contextmanager
 from copy import deepcopy
@@ -6,15 +7,16 @@ from copy import deepcopy
 import botbowl
 import numpy as np
 import pytest
-from botbowl.core import Action, ActionType, BBDie, BBDieResult, D6, D8
+from botbowl.core import D6, D8, Action, ActionType, BBDie, BBDieResult
 from botbowl.core.model import DiceRoll
 from botbowl.core.procedure import Apothecary, Setup, Turn
 from botbowl.core.table import CasualtyEffect, CasualtyType, OutcomeType, RollType
 
 from conftest import action_key, turn_position, with_apothecaries
-from mcts_bot import actions, game_state_hash
+from mcts_bot.adapter import actions
+from mcts_bot.adapter.hashing import game_state_hash
+from mcts_bot.adapter.search_copy import private_copy
 from mcts_bot.harness.games import BOARD_SIZES, random_position
-from mcts_bot.search_copy import private_copy
 
 
 @pytest.fixture
@@ -135,10 +137,11 @@ def test_same_in_every_process():
     # Built from integers only, so Python's per-process string hash salt cannot change it.
     import subprocess
     import sys
-    code = ("import mcts_bot; from mcts_bot.harness.games import random_position; "
-            "print(mcts_bot.game_state_hash(random_position(3, seed=5, steps=60)))")
+    code = ("from mcts_bot.adapter.hashing import game_state_hash; from mcts_bot.harness.games import random_position; "
+            "print(game_state_hash(random_position(3, seed=5, steps=60)))")
+    environment = {"PATH": "", **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}
     values = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env={"PYTHONHASHSEED": str(salt), "PATH": ""}).stdout.strip() for salt in (1, 2)}
+                             env={**environment, "PYTHONHASHSEED": str(salt)}).stdout.strip() for salt in (1, 2)}
     assert len(values) == 1 and values != {""}
 
 

@@ -4,10 +4,10 @@ import pytest
 from botbowl.core import ActionType
 
 from conftest import action_key, advance_until, turn_position
-from mcts_bot import actions
-from mcts_bot.heuristics import game_result, material_heuristic, progress_heuristic
-from mcts_bot.search_copy import private_copy
-from mcts_bot.priors import action_priors, prior_order
+from mcts_bot.adapter import actions
+from mcts_bot.adapter.search_copy import private_copy
+from mcts_bot.knowledge.heuristics import game_result, material_heuristic, progress_heuristic
+from mcts_bot.knowledge.priors import action_priors, prior_order
 
 
 def carrier_position(board, seed):
@@ -125,7 +125,7 @@ def test_material_heuristic_is_the_seeds(board, seed):
 
 def _danger_by_botbowls_queries(game, carrier) -> float:
     """carrier_danger as first written, asking botbowl for every adjacency: the reference."""
-    from mcts_bot.heuristics import _KNOCK_DOWN, _dice
+    from mcts_bot.knowledge.heuristics import _KNOCK_DOWN, _dice
     team, opp = carrier.team, game.get_opp_team(carrier.team)
     where = carrier.position
     movers = [p for p in opp.players if p.position is not None and not p.state.stunned]
@@ -149,8 +149,8 @@ def _danger_by_botbowls_queries(game, carrier) -> float:
 
 @pytest.mark.parametrize("board", [3, 5, 11])
 def test_carrier_danger_equals_botbowls_adjacency(board):
-    from mcts_bot.heuristics import carrier_danger
-    from mcts_bot.policies import random_rollout_policy
+    from mcts_bot.core.policies import random_rollout_policy
+    from mcts_bot.knowledge.heuristics import carrier_danger
     game = private_copy(turn_position(board, seed=20 + board), seed=0)
     rng = np.random.RandomState(board)
     checked = 0

@@ -3,7 +3,7 @@ import math
 import random
 
 from conftest import node_with
-from mcts_bot import most_visited, normalized_ucb1, puct, ucb1
+from mcts_bot.core.policies import most_visited, normalized_ucb1, puct, ucb1
 
 
 def test_ucb1_maximises_on_our_nodes():
@@ -104,7 +104,9 @@ def test_puct_min_span_keeps_small_differences_small():
 
 
 def test_vanilla_is_the_seeds_algorithm():
-    from mcts_bot import botbowl_order, get_preset, material_heuristic, random_rollout_policy
+    from mcts_bot import get_preset
+    from mcts_bot.core.policies import botbowl_order, random_rollout_policy
+    from mcts_bot.knowledge.heuristics import material_heuristic
     vanilla = get_preset("vanilla")
     assert vanilla.tree_policy is ucb1 and vanilla.final_policy is most_visited
     assert vanilla.heuristic is material_heuristic and vanilla.action_order is botbowl_order

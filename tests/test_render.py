@@ -7,7 +7,8 @@ from botbowl.core import Action, ActionType
 import mcts_bot
 from conftest import turn_position
 from mcts_bot import ActionNode, ChanceNode, to_xml
-from mcts_bot.nodes import iter_action_nodes
+from mcts_bot.core.nodes import iter_action_nodes
+from mcts_bot.core.policies import most_visited
 
 
 def count_visits(element):
@@ -43,7 +44,7 @@ def test_children_best_first():
     element = ET.fromstring(to_xml(root))
     visits = [int(c.get("visits")) for c in element]
     assert visits == sorted(visits, reverse=True)
-    assert int(element[0].get("visits")) == mcts_bot.most_visited(root).visits
+    assert int(element[0].get("visits")) == most_visited(root).visits
 
 
 def test_max_depth_cuts_the_tree():

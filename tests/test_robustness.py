@@ -9,11 +9,12 @@ from botbowl.ai.bots.random_bot import RandomBot
 
 import mcts_bot
 from conftest import action_key, game_snapshot, turn_position
-from mcts_bot import mcts as search_module
+from mcts_bot.adapter.actions import legal_actions
+from mcts_bot.core import search as search_module
+from mcts_bot.core.policies import random_rollout_policy
 from mcts_bot.harness.games import make_game
 from mcts_bot.harness.matches import CheckedAgent
-from mcts_bot.heuristics import material_heuristic
-from mcts_bot.policies import random_rollout_policy
+from mcts_bot.knowledge.heuristics import material_heuristic
 
 
 class Boom(RuntimeError):
@@ -105,7 +106,7 @@ def test_next_decision_starts_clean():
     bot = mcts_bot.MCTSBot(seconds=None, iterations=30, seed=0, heuristic=heuristic, preset="vanilla")
     bot.new_game(game, game.active_team)
     first = bot.act(game)
-    assert mcts_bot.actions.is_available(game, first)
+    assert mcts_bot.adapter.actions.is_available(game, first)
     assert bot.last_stats is None or bot.last_stats.error is not None
     failing["on"] = False
     bot.act(game)
@@ -146,8 +147,8 @@ def test_a_stale_node_costs_one_iteration_not_the_search():
     # search reaches it in: that iteration is dropped, the node rebuilt, and the search goes on.
     game = turn_position(3, seed=8)
     other = turn_position(3, seed=9)
-    legal = mcts_bot.legal_actions(game)
-    foreign = [a for a in mcts_bot.legal_actions(other) if action_key(a) not in set(map(action_key, legal))]
+    legal = legal_actions(game)
+    foreign = [a for a in legal_actions(other) if action_key(a) not in set(map(action_key, legal))]
     assert foreign, "the two positions must differ in what they allow"
     preset = mcts_bot.configure("default")
     root = mcts_bot.ActionNode(key=0, actions=foreign[:3], is_opponent=False, terminal=False)
@@ -156,14 +157,15 @@ def test_a_stale_node_costs_one_iteration_not_the_search():
     assert result.stats.error is None
     assert result.stats.skipped >= 1 and result.stats.iterations + result.stats.skipped == 40
     assert sorted(map(action_key, root.actions)) == sorted(map(action_key, legal))  # rebuilt for this state
-    assert all(mcts_bot.actions.is_available(game, child.action) for child in root.children)
+    assert all(mcts_bot.adapter.actions.is_available(game, child.action) for child in root.children)
 
 
 def test_without_time_the_bot_plays_on_rather_than_ending_its_turn(monkeypatch):
     # No time to search (or no search at all): the scripted policy's move, not END_TURN.
-    from mcts_bot import agent as agent_module
-    from mcts_bot.scripted import scripted_action
     from botbowl.core import ActionType
+
+    from mcts_bot import agent as agent_module
+    from mcts_bot.knowledge.scripted import scripted_action
     game = turn_position(3, seed=10)
     expected = scripted_action(game, np.random.RandomState(0))
     assert expected.action_type != ActionType.END_TURN, "pick a position where the scripted policy has a move"

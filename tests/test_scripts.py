@@ -5,7 +5,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from conftest import SCRIPTS, die, run_script
-from mcts_bot import workers as workers_module
+from mcts_bot.parallel import root as root_parallel
 
 
 @pytest.mark.parametrize("script,args,message", [
@@ -18,7 +18,7 @@ from mcts_bot import workers as workers_module
     ("web", ["--iterations", "0"], "0 must be at least 1"),
     ("screenshots", ["--board", "2"], "unknown board size '2'"),
     ("budget_curve", ["--seconds", "0.5", "1", "--games", "2", "3", "4"], "give one number or one per budget"),
-    ("budget_curve", ["--opponent", "alphago"], "unknown opponent 'alphago'"),
+    ("budget_curve", ["--opponent", "alphago"], "unknown bot 'alphago'"),
     ("benchmark", ["--workers", "1", "2", "--iterations", "5"], "give --seconds, not --iterations"),
     ("collect", ["--home", "alphago"], "unknown bot 'alphago'"),
     ("train_value", ["--data", "/nonexistent/folder"], "no collected games in /nonexistent/folder"),
@@ -82,7 +82,7 @@ def test_benchmark_says_when_a_worker_failed(monkeypatch, capsys):
     spec = importlib.util.spec_from_file_location("benchmark", SCRIPTS / "benchmark.py")
     benchmark = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(benchmark)
-    monkeypatch.setattr(workers_module, "run_search", die)  # helpers are forked with the patch
+    monkeypatch.setattr(root_parallel, "run_search", die)  # helpers are forked with the patch
     benchmark.compare_workers([1], [1, 2], 0.05, "default", repeats=1)
     failures = capsys.readouterr().out.split("decisions with a failed search or worker: ")[1]
     one, two = failures.strip().split(", 2 worker(s), root: ")

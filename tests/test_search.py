@@ -8,12 +8,13 @@ from botbowl.core.procedure import Setup
 
 import mcts_bot
 from conftest import action_key, advance_until, game_snapshot, in_turn, node_with, setup_position, turn_position
-from mcts_bot import actions
-from mcts_bot import mcts as search_module
+from mcts_bot.adapter import actions
+from mcts_bot.adapter.search_copy import private_copy
+from mcts_bot.core import search as search_module
+from mcts_bot.core.nodes import iter_action_nodes
+from mcts_bot.core.policies import most_visited, robust_child
+from mcts_bot.core.search import Budget, decided
 from mcts_bot.harness.games import random_position
-from mcts_bot.nodes import iter_action_nodes
-from mcts_bot.mcts import Budget, decided
-from mcts_bot.search_copy import private_copy
 
 
 @pytest.mark.parametrize("rollouts", [False, True])
@@ -107,7 +108,7 @@ def shape(node, depth=3):
     """The tree as plain data (no uuids), for comparing two searches."""
     if depth == 0:
         return None
-    return [(mcts_bot.nodes.describe_action(c.action), c.visits, round(c.total_value, 9),
+    return [(mcts_bot.core.nodes.describe_action(c.action), c.visits, round(c.total_value, 9),
              sorted((o.visits, round(o.total_value, 9), str(shape(o, depth - 1))) for o in c.outcomes.values()))
             for c in node.children]
 
@@ -207,13 +208,13 @@ def test_search_stops_once_decided():
     full = mcts_bot.run_search(game, budget=Budget(iterations=800), rng=np.random.RandomState(0),
                                preset=mcts_bot.configure(preset, stop_when_decided=False))
     assert early.stats.iterations < 800 == full.stats.iterations
-    assert action_key(mcts_bot.most_visited(early.root).action) == action_key(mcts_bot.most_visited(full.root).action)
+    assert action_key(most_visited(early.root).action) == action_key(most_visited(full.root).action)
 
 
 def test_prior_bias_decays_as_the_game_goes_on():
     # At the start of three successive turns of one team: within a node every child's bias is one
     # weight times its prior, and that weight shrinks from turn to turn.
-    from mcts_bot.priors import action_priors
+    from mcts_bot.knowledge.priors import action_priors
     game = turn_position(3, seed=2)
     team, rng = game.active_team, np.random.RandomState(2)
     weights = []
@@ -233,12 +234,18 @@ def test_prior_bias_decays_as_the_game_goes_on():
 
 def test_early_stop_only_for_a_most_visited_final_choice():
     # The stop is sound only when the final choice is the most visited child: the default's
-    # robust final choice can still change its mind, so it runs its whole budget.
+    # robust final choice can still change its mind, so it runs its whole budget, and a preset
+    # cannot ask for the stop with another final policy.
     game = turn_position(3, seed=8)
-    result = mcts_bot.run_search(game, budget=Budget(iterations=600), preset=mcts_bot.get_preset("default"),
-                                 rng=np.random.RandomState(0))
-    assert mcts_bot.get_preset("default").stop_when_decided
+    default = mcts_bot.get_preset("default")
+    assert not default.stop_when_decided
+    result = mcts_bot.run_search(game, budget=Budget(iterations=600), preset=default, rng=np.random.RandomState(0))
     assert result.stats.iterations == 600
+    with pytest.raises(ValueError, match="stop_when_decided needs the most_visited final policy"):
+        default.replace(stop_when_decided=True)
+    # Another final choice for a preset that stops early turns the stop off, unless asked for.
+    assert not mcts_bot.configure("previous", final_policy=robust_child).stop_when_decided
+    assert mcts_bot.get_preset("default-most-visited").final_policy is most_visited
 
 
 def test_no_iteration_is_started_that_would_end_past_the_deadline(monkeypatch):
@@ -268,7 +275,7 @@ def test_past_the_deadline_no_node_has_its_priors_worked_out(time_left):
     # without them once the time is up ends there, as at a leaf. The root always gets them.
     game = turn_position(5, seed=1)
     team = game.active_team
-    search = search_module._Search(private_copy(game, seed=1), team.team_id, mcts_bot.get_preset("default"),
+    search = search_module.Search(private_copy(game, seed=1), team.team_id, mcts_bot.get_preset("default"),
                                    np.random.RandomState(0), deadline=None)
     root = search.new_node()
     search.iterate(root)
@@ -285,13 +292,13 @@ def test_a_turn_tree_chooses_only_in_the_turn_it_decides(monkeypatch, turn_tree)
     # `Preset.turn_tree`: states past the end of the turn are leaves, scored by the value, so the
     # tree policy is never asked to choose there; without it, this search goes on into the next turn.
     turns = []
-    choose = search_module._Search._choose
+    choose = search_module.Search._choose
 
     def recording(self, node):
         turns.append(search_module._turns(self.game))
         return choose(self, node)
 
-    monkeypatch.setattr(search_module._Search, "_choose", recording)
+    monkeypatch.setattr(search_module.Search, "_choose", recording)
     game = random_position(3, seed=2, steps=80)
     preset = mcts_bot.configure("default", turn_tree=turn_tree)
     mcts_bot.run_search(game, budget=Budget(iterations=200), preset=preset, rng=np.random.RandomState(0))

@@ -9,12 +9,12 @@ from botbowl.core.model import D6, Formation
 
 import mcts_bot
 from conftest import setup_position, tree_data, turn_position
-from mcts_bot import actions
+from mcts_bot.adapter import actions
+from mcts_bot.adapter.hashing import game_state_hash
+from mcts_bot.adapter.search_copy import SearchGame, private_copy
+from mcts_bot.core.policies import random_rollout_policy
+from mcts_bot.core.search import Search
 from mcts_bot.harness.games import random_position
-from mcts_bot.hashing import game_state_hash
-from mcts_bot.mcts import _Search
-from mcts_bot.policies import random_rollout_policy
-from mcts_bot.search_copy import SearchGame, private_copy
 
 
 def choices(game: botbowl.Game) -> list:
@@ -144,7 +144,7 @@ def test_a_search_through_a_kick_off_builds_the_same_tree_with_and_without_the_s
 
 
 def test_the_memo_stays_bounded(monkeypatch):
-    monkeypatch.setattr("mcts_bot.search_copy.MAX_REMEMBERED_PATHS", 3)
+    monkeypatch.setattr("mcts_bot.adapter.search_copy.MAX_REMEMBERED_PATHS", 3)
     game = private_copy(turn_position(3, seed=1), seed=0)
     rng = np.random.RandomState(1)
     for _ in range(200):
@@ -173,12 +173,12 @@ def test_a_step_that_threw_no_dice_always_ends_in_the_same_state():
         threw = game.dice_thrown() != before
         kinds.add(threw)
         if not threw:  # other dice, same state
-            reached = mcts_bot.game_state_hash(game)
+            reached = game_state_hash(game)
             game.revert(step)
             game.set_seed(1000 + number)
             again = game.dice_thrown()
             actions.step(game, action)
-            assert mcts_bot.game_state_hash(game) == reached and game.dice_thrown() == again
+            assert game_state_hash(game) == reached and game.dice_thrown() == again
     assert kinds == {True, False}
 
 
@@ -197,10 +197,10 @@ def test_fixed_dice_count_as_thrown():
 
 def test_a_search_builds_the_same_tree_without_hashing_dice_free_steps(monkeypatch):
     hashed = []
-    monkeypatch.setattr("mcts_bot.mcts.game_state_hash", lambda game: hashed.append(1) or game_state_hash(game))
+    monkeypatch.setattr("mcts_bot.core.search.game_state_hash", lambda game: hashed.append(1) or game_state_hash(game))
     trees = {}
     for skip in (True, False):
-        monkeypatch.setattr(_Search, "skip_dice_free_hash", skip)
+        monkeypatch.setattr(Search, "skip_dice_free_hash", skip)
         hashed.clear()
         trees[skip] = (tree_data(mcts_bot.search(turn_position(5, seed=3), iterations=120, seed=2)), len(hashed))
     assert trees[True][0] == trees[False][0]

@@ -2,7 +2,7 @@
 import pytest
 
 from mcts_bot.harness.games import random_position
-from mcts_bot.tackle_zones import TackleZones
+from mcts_bot.knowledge.tackle_zones import TackleZones
 
 
 @pytest.mark.parametrize("board", [1, 3, 5, 11])

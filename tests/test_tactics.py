@@ -89,8 +89,9 @@ def test_scripted_setup_ends_when_nobody_can_be_placed():
     # On the 1-player board a knocked-out player leaves nobody to set up: the formation would
     # change nothing and the scripted bot played it forever (found by the data collection).
     import numpy as np
+
     from conftest import setup_position
-    from mcts_bot.scripted import scripted_action
+    from mcts_bot.knowledge.scripted import scripted_action
     game = setup_position(1, seed=3)
     team = game.active_team
     dugout = game.get_dugout(team)

@@ -1,4 +1,4 @@
-"""Tree parallelism: helpers play iterations of the agent's one tree (`mcts_bot.tree_parallel`)."""
+"""Tree parallelism: helpers play iterations of the agent's one tree (`mcts_bot.parallel.tree`)."""
 import multiprocessing
 import os
 import pickle
@@ -10,15 +10,15 @@ import pytest
 
 import mcts_bot
 from conftest import turn_position, visits_consistent
-from mcts_bot import mcts as search_module
-from mcts_bot import tree_parallel
+from mcts_bot.adapter.search_copy import private_copy
+from mcts_bot.core import search as search_module
+from mcts_bot.core.nodes import iter_action_nodes
+from mcts_bot.core.search import Search
 from mcts_bot.harness.games import random_position
 from mcts_bot.harness.matches import GameSpec
-from mcts_bot.mcts import _Search
-from mcts_bot.nodes import iter_action_nodes
+from mcts_bot.knowledge.priors import knowledge_priors
+from mcts_bot.parallel import tree as tree_parallel
 from mcts_bot.presets import configure
-from mcts_bot.priors import knowledge_priors
-from mcts_bot.search_copy import private_copy
 
 
 def tree_and_helper(game, preset, iterations: int):
@@ -33,8 +33,8 @@ def tree_and_helper(game, preset, iterations: int):
                                  rng=np.random.RandomState(1), team=team, copy=False, helpers=helpers)
     copy = pickle.loads(snapshot)
     copy.set_seed(99)
-    helper = _Search(copy, team.team_id, preset, np.random.RandomState(2), deadline=None)
-    helpers.bind(_Search(own, team.team_id, preset, np.random.RandomState(4), deadline=None), result.root)
+    helper = Search(copy, team.team_id, preset, np.random.RandomState(2), deadline=None)
+    helpers.bind(Search(own, team.team_id, preset, np.random.RandomState(4), deadline=None), result.root)
     return result, helpers, helper, snapshot
 
 
@@ -86,7 +86,7 @@ def test_a_node_is_expanded_once_while_a_helper_expands_it():
                                  rng=np.random.RandomState(1), team=team, copy=False,
                                  helpers=tree_parallel.TreeHelpers([], np.random.RandomState(3)))
     root = result.root
-    search = _Search(own, team.team_id, preset, np.random.RandomState(4), deadline=None)
+    search = Search(own, team.team_id, preset, np.random.RandomState(4), deadline=None)
     search.seed_steps, search.expanding = True, helpers.expanding
     helpers.bind(search, root)
     helpers.dispatch(room=1)
@@ -107,7 +107,7 @@ def test_a_node_is_expanded_once_while_a_helper_expands_it():
     copy.set_seed(99)
     _, _, steps, expand, deadline = conn.sent[0]
     assert deadline is None  # an iteration budget
-    playout = tree_parallel.play(_Search(copy, team.team_id, preset, np.random.RandomState(2), deadline=None),
+    playout = tree_parallel.play(Search(copy, team.team_id, preset, np.random.RandomState(2), deadline=None),
                                  steps, expand)
     helpers.jobs.pop(job_id)
     helpers._unvisit(job)
@@ -134,7 +134,7 @@ def test_a_helper_past_the_deadline_expands_nothing_and_skips_the_work_queued():
     finally:
         ours.send(None)
         helper.join(timeout=60)
-    search = _Search(own, team.team_id, preset, np.random.RandomState(2), deadline=None)
+    search = Search(own, team.team_id, preset, np.random.RandomState(2), deadline=None)
     hashes, _, expansion, _, value = tree_parallel.play(search, [], True, deadline=passed)
     assert expansion is None and hashes == [] and 0.0 <= value <= 1.0
     assert tree_parallel.play(search, [], True)[2] is not None  # no deadline: the node is expanded
@@ -147,7 +147,7 @@ def test_a_tree_parallel_search_keeps_its_budget_and_its_statistics():
     try:
         action = bot.act(game)
         stats = bot.last_stats
-        assert mcts_bot.actions.is_available(game, action)
+        assert mcts_bot.adapter.actions.is_available(game, action)
         assert stats.merged_iterations > 0 and stats.iterations + stats.merged_iterations + stats.skipped == 80
         assert bot.last_root.visits == stats.iterations + stats.merged_iterations
         assert visits_consistent(bot.last_root) and bot.totals.errors == 0

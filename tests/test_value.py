@@ -2,12 +2,12 @@
 import numpy as np
 import pytest
 
-from mcts_bot import MCTSBot, actions
-from mcts_bot.features import FEATURE_NAMES, NUM_FEATURES, features
-from mcts_bot.harness import collect, training
-from mcts_bot.value import ValueModel, learned_value, model_for, model_path
-
 from conftest import turn_position
+from mcts_bot import MCTSBot
+from mcts_bot.adapter import actions
+from mcts_bot.harness import collect, training
+from mcts_bot.knowledge.features import FEATURE_NAMES, NUM_FEATURES, features
+from mcts_bot.knowledge.value import ValueModel, learned_value, model_for, model_path
 
 BOARDS = (1, 3, 5, 7, 11)
 
@@ -123,7 +123,7 @@ def test_a_model_of_other_features_is_refused(tmp_path):
 
 
 def test_a_missing_model_names_the_commands_that_build_it(monkeypatch, tmp_path):
-    import mcts_bot.value as value
+    import mcts_bot.knowledge.value as value
     monkeypatch.setattr(value, "MODELS", tmp_path)
     model_for.cache_clear()
     try:
@@ -134,8 +134,8 @@ def test_a_missing_model_names_the_commands_that_build_it(monkeypatch, tmp_path)
 
 
 def test_a_board_without_a_model_is_scored_by_the_threat_heuristic(monkeypatch, tmp_path, caplog):
-    import mcts_bot.value as value
-    from mcts_bot.heuristics import threat_heuristic
+    import mcts_bot.knowledge.value as value
+    from mcts_bot.knowledge.heuristics import threat_heuristic
     monkeypatch.setattr(value, "MODELS", tmp_path)
     model_for.cache_clear()
     value._model_or_none.cache_clear()

@@ -7,7 +7,7 @@ from botbowl.web import api
 from botbowl.web.server import app
 
 import mcts_bot
-from mcts_bot.mcts import Budget
+from mcts_bot.core.search import Budget
 
 
 def test_web_ui_lists_and_plays_the_bot():

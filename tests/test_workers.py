@@ -12,15 +12,16 @@ import pytest
 from botbowl.core import Action, ActionType
 
 import mcts_bot
-from mcts_bot import actions as game_actions
 from conftest import die, hang, turn_position, visits_consistent
-from mcts_bot import tree_parallel
-from mcts_bot import workers as workers_module
-from mcts_bot.harness.matches import CheckedAgent
+from mcts_bot.adapter import actions as game_actions
+from mcts_bot.adapter.search_copy import private_copy
 from mcts_bot.harness.games import make_game
+from mcts_bot.harness.matches import CheckedAgent
+from mcts_bot.parallel import root as root_parallel
+from mcts_bot.parallel import tree as tree_parallel
+from mcts_bot.parallel.root import merge, root_statistics
+from mcts_bot.parallel.workers import action_key
 from mcts_bot.presets import configure
-from mcts_bot.search_copy import private_copy
-from mcts_bot.workers import action_key, merge, root_statistics
 
 
 def test_merge_adds_the_statistics_of_the_same_actions():
@@ -46,7 +47,7 @@ def test_workers_search_with_the_agent_and_stop_with_the_game():
     helpers = [process for process, _ in bot.workers._helpers]
     assert len(helpers) == 1 and helpers[0].is_alive()
     action = bot.act(game)
-    assert mcts_bot.actions.is_available(game, action)
+    assert mcts_bot.adapter.actions.is_available(game, action)
     assert bot.last_stats.merged_iterations == 50  # the helper's whole search merged
     assert bot.last_root.visits == bot.last_stats.iterations + 50
     assert bot.totals.iterations == 100 and bot.totals.errors == 0
@@ -67,7 +68,7 @@ def test_a_helper_goes_on_from_its_last_tree_when_the_state_is_in_it(reuse):
     game = turn_position(3, seed=5)
     team = game.active_team
     ours, theirs = multiprocessing.Pipe()
-    helper = threading.Thread(target=workers_module._serve,
+    helper = threading.Thread(target=root_parallel.serve,
                               args=(theirs, configure("default", reuse_tree=reuse), 7, os.getppid()))
     helper.start()
     try:
@@ -94,10 +95,10 @@ def test_a_helper_searches_the_copy_it_was_sent(monkeypatch):
         searches.append(kwargs)
         return mcts_bot.run_search(*args, **kwargs)
 
-    monkeypatch.setattr(workers_module, "run_search", recording)
+    monkeypatch.setattr(root_parallel, "run_search", recording)
     game = turn_position(3, seed=5)
     ours, theirs = multiprocessing.Pipe()
-    helper = threading.Thread(target=workers_module._serve, args=(theirs, configure("default"), 7, os.getppid()))
+    helper = threading.Thread(target=root_parallel.serve, args=(theirs, configure("default"), 7, os.getppid()))
     helper.start()
     try:
         _, done = _helper_search(ours, game, game.active_team, 10)
@@ -132,7 +133,7 @@ def test_a_failing_worker_costs_iterations_never_the_decision(monkeypatch, failu
     # fails as it loads the state: one that failed only in `play` answers "expired", without
     # playing, if loading the state took it past the deadline (on a loaded CI host, once, this test
     # saw a hanging helper answer every prescription: that is the only way it could).
-    monkeypatch.setattr(*((workers_module, "run_search") if parallel == "root" else (tree_parallel, "_Search")), failure)
+    monkeypatch.setattr(*((root_parallel, "run_search") if parallel == "root" else (tree_parallel, "Search")), failure)
     game = turn_position(3, seed=4)
     bot = mcts_bot.MCTSBot(seconds=0.3, seed=0, workers=2, parallel=parallel)
     bot.new_game(game, game.active_team)
@@ -140,7 +141,7 @@ def test_a_failing_worker_costs_iterations_never_the_decision(monkeypatch, failu
     start = time.perf_counter()
     action = bot.act(game)
     elapsed = time.perf_counter() - start
-    assert mcts_bot.actions.is_available(game, action)
+    assert mcts_bot.adapter.actions.is_available(game, action)
     assert elapsed < 0.3 + 1.0, f"the decision took {elapsed:.2f} s"
     assert bot.last_stats.merged_iterations == 0 and bot.last_stats.iterations > 0
     assert bot.totals.errors == 1  # a hung helper missed the deadline
@@ -159,7 +160,7 @@ def test_a_failing_worker_costs_iterations_never_the_decision(monkeypatch, failu
     bot.end_game(game)
 
 
-_search = workers_module.run_search
+_search = root_parallel.run_search
 
 
 def _late(*args, **kwargs):
@@ -169,7 +170,7 @@ def _late(*args, **kwargs):
 
 
 def test_a_late_worker_is_kept_and_its_late_reply_dropped(monkeypatch):
-    monkeypatch.setattr(workers_module, "run_search", _late)
+    monkeypatch.setattr(root_parallel, "run_search", _late)
     game = turn_position(3, seed=5)
     bot = mcts_bot.MCTSBot(seconds=0.3, seed=0, workers=2)
     bot.new_game(game, game.active_team)

@@ -21,8 +21,8 @@ import botbowl
 from botbowl.ai.bots.random_bot import RandomBot
 
 from mcts_bot.agent import MCTSBot
+from mcts_bot.knowledge.scripted import ScriptedBot
 from mcts_bot.presets import PRESETS
-from mcts_bot.scripted import ScriptedBot
 
 # The bots that take a seed, built with it (botbowl's registry builds a bot from its name alone).
 SEEDED_BOTS = {"random": RandomBot, "scripted": ScriptedBot}

@@ -5,11 +5,11 @@ import argparse
 import os
 from typing import Optional
 
+from mcts_bot.agent import PARALLEL_SCHEMES
+from mcts_bot.core.search import Budget
 from mcts_bot.harness.games import BOARD_SIZES
 from mcts_bot.harness.parallel import BACKENDS
 from mcts_bot.presets import PRESETS
-from mcts_bot.agent import PARALLEL_SCHEMES
-from mcts_bot.mcts import Budget
 
 
 def _number(text: str, convert, what: str):

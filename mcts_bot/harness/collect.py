@@ -19,11 +19,12 @@ from typing import List, Optional, Sequence
 import botbowl
 import numpy as np
 
-from mcts_bot.features import NUM_FEATURES, features
-from mcts_bot.harness.games import check_board_size, make_game
+from mcts_bot.core.policies import random_rollout_policy
 from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of
-from mcts_bot.heuristics import threat_heuristic
-from mcts_bot.policies import random_rollout_policy
+from mcts_bot.harness.games import check_board_size, make_game
+from mcts_bot.knowledge.features import NUM_FEATURES, features
+from mcts_bot.knowledge.heuristics import threat_heuristic
+
 
 @dataclass(frozen=True)
 class CollectSpec:

@@ -27,11 +27,11 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 from tqdm import tqdm
 
+from mcts_bot.core.search import Budget
 from mcts_bot.harness import plots
 from mcts_bot.harness.games import check_team
 from mcts_bot.harness.matches import SIDES, GameSpec, play_game
 from mcts_bot.harness.parallel import check_backend, run_tasks
-from mcts_bot.mcts import Budget
 
 RESULTS_FILE = "games.jsonl"
 

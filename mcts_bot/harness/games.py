@@ -8,8 +8,8 @@ from typing import List, Optional
 import botbowl
 import numpy as np
 
-from mcts_bot.actions import step
-from mcts_bot.policies import random_rollout_policy
+from mcts_bot.adapter.actions import step
+from mcts_bot.core.policies import random_rollout_policy
 
 BOARD_SIZES = (1, 3, 5, 7, 11)
 

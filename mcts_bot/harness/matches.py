@@ -14,12 +14,12 @@ from typing import Optional
 import botbowl
 from botbowl.core import Action
 
-from mcts_bot import actions as game_actions
+from mcts_bot.adapter import actions as game_actions
 from mcts_bot.agent import MCTSBot, check_parallel
-from mcts_bot.harness.games import check_board_size, make_game
+from mcts_bot.core.search import Budget
 from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of
+from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.presets import PRESETS
-from mcts_bot.mcts import Budget
 
 SIDES = ("home", "away")
 

@@ -1,4 +1,4 @@
-"""Training the learned value (`mcts_bot.value.ValueModel`) on collected games, and scoring it honestly.
+"""Training the learned value (`mcts_bot.knowledge.value.ValueModel`) on collected games, and scoring it honestly.
 
 - Split by game, never by state: a game's records are all in training or all in the test set
   (states of one game are near copies of each other). Early stopping uses a validation part of
@@ -17,9 +17,9 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from mcts_bot.features import NUM_FEATURES
 from mcts_bot.harness import plots
-from mcts_bot.value import ValueModel
+from mcts_bot.knowledge.features import NUM_FEATURES
+from mcts_bot.knowledge.value import ValueModel
 
 
 @dataclass

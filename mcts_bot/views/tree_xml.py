@@ -11,7 +11,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import Optional
 
-from mcts_bot.nodes import ActionNode, ChanceNode
+from mcts_bot.core.nodes import ActionNode, ChanceNode
 
 
 def _side(is_opponent: bool) -> str:

@@ -28,10 +28,10 @@ from typing import Dict, List, Tuple
 import botbowl
 import numpy as np
 from botbowl.core import Agent
-from botbowl.core.model import BBDie, ActionChoice, D3, D6, D8, Formation
+from botbowl.core.model import D3, D6, D8, ActionChoice, BBDie, Formation
 from botbowl.core.procedure import MoveAction
 
-from mcts_bot.hashing import game_state_hash
+from mcts_bot.adapter.hashing import game_state_hash
 
 # Enough for the move decisions of a long search; past it the memo starts again (memory stays bounded).
 MAX_REMEMBERED_PATHS = 4096

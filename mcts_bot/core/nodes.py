@@ -37,7 +37,7 @@ class ActionNode:
         self.visits = 0
         self.total_value = 0.0
         self.total_square = 0.0
-        # For tree parallelism (`tree_parallel`): the seed of the dice that first led here from the
+        # For tree parallelism (`parallel.tree`): the seed of the dice that first led here from the
         # parent's action, and how often the search's own dice did, so that a helper can be sent
         # down an outcome as often as dice reach it.
         self.dice_seed: Optional[int] = None

@@ -21,11 +21,26 @@ import botbowl
 import botbowl.core.pathfinding as pf
 import numpy as np
 from botbowl.core import Action, ActionType, Skill
-from botbowl.core.procedure import (Apothecary, Block, CoinTossFlip, CoinTossKickReceive, FollowUp, HighKick,
-                                    Interception, PlaceBall, Push, Reroll, Setup, Touchback, Turn)
+from botbowl.core.procedure import (
+    Apothecary,
+    Block,
+    CoinTossFlip,
+    CoinTossKickReceive,
+    FollowUp,
+    HighKick,
+    Interception,
+    PlaceBall,
+    Push,
+    Reroll,
+    Setup,
+    Touchback,
+    Turn,
+)
 from botbowl.core.table import BBDieResult
 
-from mcts_bot.tackle_zones import TackleZones
+from mcts_bot.adapter.actions import is_available, safe_action
+from mcts_bot.knowledge.tackle_zones import TackleZones
+from mcts_bot.logs import log_failure_once
 
 SCORE_PROB = 0.7  # move the carrier into the endzone when the safest path is at least this likely
 HANDOFF_SCORE_PROB = 0.6  # hand off to a teammate who then scores with at least this probability
@@ -533,7 +548,6 @@ def _select_player(game: botbowl.Game, team: botbowl.Team, near=None) -> Action:
 
 
 def _first(game: botbowl.Game) -> Action:
-    from mcts_bot.actions import safe_action
     return safe_action(game)
 
 
@@ -598,13 +612,11 @@ class ScriptedBot(botbowl.Agent):
         pass
 
     def act(self, game: botbowl.Game) -> Action:
-        from mcts_bot.actions import is_available, safe_action
         try:
             action = scripted_action(game, self.rng)
             if is_available(game, action):
                 return action
         except Exception as exc:  # noqa: BLE001 - a bot that raises loses its game
-            from mcts_bot.mcts import log_failure_once
             log_failure_once(exc, "the scripted bot fell back to a safe action after an error")
         return safe_action(game)
 

@@ -18,8 +18,8 @@ from typing import Dict, Optional
 import botbowl
 import numpy as np
 
-from mcts_bot.features import FEATURE_NAMES, features
-from mcts_bot.heuristics import game_result, threat_heuristic
+from mcts_bot.knowledge.features import FEATURE_NAMES, features
+from mcts_bot.knowledge.heuristics import game_result, threat_heuristic
 
 MODELS = Path(__file__).parent / "models"
 

@@ -18,7 +18,8 @@ import numpy as np
 from botbowl.core import Action, ActionType
 from botbowl.core.procedure import Block
 
-from mcts_bot.scripted import SELECT_DIE, Board, block_value, die_value, scripted_action, square_value
+from mcts_bot.adapter.actions import same_action
+from mcts_bot.knowledge.scripted import SELECT_DIE, Board, block_value, die_value, scripted_action, square_value
 
 FAILURE = 1.0  # a failed move or block costs the turn, and maybe the ball
 TOUCHDOWN = 2.0
@@ -259,17 +260,6 @@ def knowledge_priors(game: botbowl.Game, actions: List[Action]) -> List[float]:
     weights = [math.exp(logit - top) for logit in logits]
     total = sum(weights)
     return [w / total for w in weights]
-
-
-def same_action(a: Action, b: Action) -> bool:
-    """Equal type, player (by id) and square (by coordinates)."""
-    if a.action_type != b.action_type:
-        return False
-    if (a.player is None) != (b.player is None) or (a.player is not None and a.player.player_id != b.player.player_id):
-        return False
-    if (a.position is None) != (b.position is None):
-        return False
-    return a.position is None or (a.position.x == b.position.x and a.position.y == b.position.y)
 
 
 def uniform_priors(game: botbowl.Game, actions: List[Action]) -> List[float]:

@@ -23,12 +23,12 @@ from typing import List, Optional, Sequence, Tuple, Union
 import botbowl
 from botbowl.core import Action
 
-from mcts_bot import board_svg
-from mcts_bot.board_svg import sub_element as _sub
-from mcts_bot.mcts import SearchResult, SearchStats
-from mcts_bot.nodes import ActionNode, ChanceNode, describe_action
-from mcts_bot.policies import most_visited
-from mcts_bot.render import best_first_key
+from mcts_bot.core.nodes import ActionNode, ChanceNode, describe_action
+from mcts_bot.core.policies import most_visited
+from mcts_bot.core.search import SearchResult, SearchStats
+from mcts_bot.views import board_svg
+from mcts_bot.views.board_svg import sub_element as _sub
+from mcts_bot.views.tree_xml import best_first_key
 
 DEFAULT_MAX_DEPTH = 3
 

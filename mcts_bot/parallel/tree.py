@@ -1,6 +1,6 @@
 """Tree parallelism: helper processes that play iterations of the agent's one tree.
 
-Root parallelism (`mcts_bot.workers`) grows one tree per process and merges only their roots, so
+Root parallelism (`parallel.root`) grows one tree per process and merges only their roots, so
 two processes see no deeper than one. Here the tree lives in the agent's process alone, and every
 iteration deepens it. The agent runs its own iterations as always and, between them, hands each
 helper a *prescription*: the path its tree policy picks from the root, with a virtual visit on
@@ -19,7 +19,7 @@ often as dice reached them. With the chance a fresh throw would have of a new ou
 throws its own dice instead, and its iteration ends where they lead if that is elsewhere.
 
 Keeping the helpers busy: the agent hands out work between its own iterations and after each step
-of one (`mcts._Search.after_step`), since one iteration can take tens of milliseconds (a turn's plan
+of one (`Search.after_step`), since one iteration can take tens of milliseconds (a turn's plan
 for the priors on 11 players). A node that a result still out is expanding is not expanded again:
 prescriptions and the agent's own iterations stop there, as at a leaf, instead of working out its
 priors a second time (up to a fifth of all prior computations, before).
@@ -40,12 +40,13 @@ from typing import Dict, List, Optional, Set, Tuple
 import numpy as np
 from botbowl.core.game import InvalidActionError
 
-from mcts_bot import actions as game_actions
-from mcts_bot.hashing import game_state_hash
-from mcts_bot.nodes import ActionNode, ChanceNode
-from mcts_bot.presets import Preset
-from mcts_bot.mcts import _Search, log_failure_once
-from mcts_bot.workers import HANG_SECONDS, action_from_key, action_key, receive
+from mcts_bot.adapter import actions as game_actions
+from mcts_bot.adapter.hashing import game_state_hash
+from mcts_bot.core.nodes import ActionNode, ChanceNode
+from mcts_bot.core.preset import Preset
+from mcts_bot.core.search import Search
+from mcts_bot.logs import log_failure_once
+from mcts_bot.parallel.workers import HANG_SECONDS, action_from_key, action_key, receive
 
 # A prescribed step: (action, the outcome the agent's tree expects or None for a new one, whether
 # that outcome is the action's only one so far: then a step that threw no dice needs no hash, the
@@ -73,7 +74,7 @@ _job_numbers = itertools.count()
 
 
 def play(search, prescription: List[Step], expand: bool, deadline: Optional[float] = None) -> Optional[Playout]:
-    """One helper iteration on `search`'s copy (a `mcts._Search`, at the decision's state): step
+    """One helper iteration on `search`'s copy (a `core.search.Search`, at the decision's state): step
     the prescription (with the dice seeds it gives, else fresh ones) until the state differs from
     the expected one, expand the node at its end if asked (its priors, then the action with the
     highest), roll out, evaluate; back to the decision's state afterwards. None when a prescribed
@@ -121,7 +122,7 @@ def play(search, prescription: List[Step], expand: bool, deadline: Optional[floa
             leaf = ([action_key(a) for a in game_actions.legal_actions(game)],
                     None if active is None else active.team_id, game.state.game_over)
         if search.preset.rollouts:
-            search._rollout()
+            search.rollout()
         value = float(search.preset.heuristic(game, search.team))
         return hashes, seeds, expansion, leaf, value
     finally:
@@ -146,7 +147,7 @@ def serve(conn: Connection, preset: Preset, seed: int, parent: int) -> None:
                 _, snapshot, team_id = message
                 game = pickle.loads(snapshot)
                 game.set_seed(int(rng.randint(2 ** 31)))
-                search = _Search(game, team_id, preset, rng, deadline=None)
+                search = Search(game, team_id, preset, rng, deadline=None)
             except Exception as exc:  # noqa: BLE001 - reported with the first iteration asked for
                 failure = f"the state could not be loaded: {type(exc).__name__}: {exc}"
             continue
@@ -210,7 +211,7 @@ class TreeHelpers:
         self.expanding: Set[ActionNode] = set()
 
     def bind(self, search, root: ActionNode) -> None:
-        """The search (a `mcts._Search`, its copy at the decision's state) and the root to grow."""
+        """The search (a `core.search.Search`, its copy at the decision's state) and the root to grow."""
         self.search, self.root = search, root
 
     @property

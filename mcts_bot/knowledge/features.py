@@ -17,8 +17,8 @@ from typing import List, Optional
 import botbowl
 import numpy as np
 
-from mcts_bot.heuristics import carrier_danger, future_turns, game_left, next_mover, scoring_chance
-from mcts_bot.tackle_zones import TackleZones
+from mcts_bot.knowledge.heuristics import carrier_danger, future_turns, game_left, next_mover, scoring_chance
+from mcts_bot.knowledge.tackle_zones import TackleZones
 
 _CARRIER = ["distance", "turns_needed_fit", "danger", "scoring_chance", "tackle_zones", "guards", "reach"]
 _TEAM = ["standing", "down", "stunned", "knocked_out", "out", "rerolls", "future_turns", "unused", "exposed"]

@@ -128,6 +128,17 @@ def is_available(game: botbowl.Game, action: Action) -> bool:
     return False
 
 
+def same_action(a: Action, b: Action) -> bool:
+    """Equal type, player (by id) and square (by coordinates)."""
+    if a.action_type != b.action_type:
+        return False
+    if (a.player is None) != (b.player is None) or (a.player is not None and a.player.player_id != b.player.player_id):
+        return False
+    if (a.position is None) != (b.position is None):
+        return False
+    return a.position is None or (a.position.x == b.position.x and a.position.y == b.position.y)
+
+
 # The order botbowl itself uses when a clock runs out: what ends the turn or the decision soonest.
 _SAFE_ORDER = (ActionType.END_TURN, ActionType.END_PLAYER_TURN, ActionType.SELECT_NONE, ActionType.HEADS,
                ActionType.KICK, ActionType.SELECT_DEFENDER_DOWN, ActionType.SELECT_DEFENDER_STUMBLES,

@@ -16,7 +16,8 @@ import botbowl
 import numpy as np
 from botbowl.core import Action, ActionType
 
-from mcts_bot.nodes import ActionNode, ChanceNode, spread as value_spread
+from mcts_bot.core.nodes import ActionNode, ChanceNode
+from mcts_bot.core.nodes import spread as value_spread
 
 TreePolicy = Callable[[ActionNode], ChanceNode]
 FinalPolicy = Callable[[ActionNode], ChanceNode]

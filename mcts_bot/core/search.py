@@ -6,40 +6,22 @@ the copy, and every iteration steps the copy forward from the root and reverts i
 """
 from __future__ import annotations
 
-import logging
 import math
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Collection, List, Optional, Union
+from typing import Callable, Collection, List, Optional, Protocol, Union
 
 import botbowl
 import numpy as np
 from botbowl.core import Action
 from botbowl.core.game import InvalidActionError
 
-from mcts_bot import actions as game_actions
-from mcts_bot.hashing import game_state_hash
-from mcts_bot.nodes import ActionNode, ChanceNode
-from mcts_bot.policies import most_visited
-from mcts_bot.presets import Preset, configure
-from mcts_bot.priors import action_priors
-from mcts_bot.search_copy import SearchGame, private_copy
-
-if TYPE_CHECKING:
-    from mcts_bot.tree_parallel import TreeHelpers
-
-logger = logging.getLogger("mcts_bot")
-_logged_failures: set = set()
-
-
-def log_failure_once(exc: BaseException, what: str) -> None:
-    """Log a failure with its traceback the first time it happens in this process; repeats go to debug."""
-    signature = (what, type(exc).__name__, str(exc))
-    if signature in _logged_failures:
-        logger.debug("%s (again): %s: %s", what, type(exc).__name__, exc)
-        return
-    _logged_failures.add(signature)
-    logger.error("%s: %s: %s", what, type(exc).__name__, exc, exc_info=exc)
+from mcts_bot.adapter import actions as game_actions
+from mcts_bot.adapter.hashing import game_state_hash
+from mcts_bot.adapter.search_copy import SearchGame, private_copy
+from mcts_bot.core.nodes import ActionNode, ChanceNode
+from mcts_bot.core.preset import Preset
+from mcts_bot.logs import log_failure_once
 
 
 @dataclass(frozen=True)
@@ -116,14 +98,36 @@ def _turns(game: botbowl.Game) -> int:
     return game.state.home_team.state.turn + game.state.away_team.state.turn
 
 
-class _Search:
-    """One search over a private copy; `iterate()` runs one select-expand-evaluate-backup pass."""
+class Helpers(Protocol):
+    """What `run_search` needs of helpers that play iterations of its tree (`parallel.tree.TreeHelpers`)."""
+
+    completed: int  # their iterations backed up into the tree
+    skipped: int  # their iterations dropped (a stored action illegal where they played it)
+    expanding: Collection[ActionNode]  # nodes whose priors a helper is working out
+
+    @property
+    def in_flight(self) -> int: ...  # iterations handed out and not back yet
+
+    def bind(self, search: "Search", root: ActionNode) -> None: ...
+
+    def keep_busy(self, room: float) -> None: ...  # back up what came in; hand out at most `room` more
+
+    def finish(self, deadline: Optional[float]) -> None: ...  # wait for what is out, briefly; let go of the rest
+
+
+class Search:
+    """One search over a private copy (`search_copy.private_copy`) for one team.
+
+    `iterate(root)` runs one select-expand-evaluate-backup pass; `run_search` drives it. The
+    tree-parallel helpers (`parallel.tree`) use its parts on a copy of their own: `step` and
+    `revert` (botbowl's, timed), `new_node`, `past_turn`, `rollout` and the preset's heuristic.
+    """
 
     # A step that threw no dice reaches the state it reached before: with one outcome stored, the
     # search follows it without hashing. False: hash after every step (for measuring the saving).
     skip_dice_free_hash = True
     # Tree parallelism: reseed the copy's dice before every step down the tree, and note on each
-    # state reached the seed that first led there and how often dice did (`tree_parallel`).
+    # state reached the seed that first led there and how often dice did (`parallel.tree`).
     seed_steps = False
     # Tree parallelism: nodes a helper is expanding. The search's own iterations stop there, as at a
     # leaf, rather than work out the same priors a second time (`_select_and_expand`).
@@ -152,7 +156,7 @@ class _Search:
             # Seed 004's heuristic bias: weight / sqrt(turns the acting team has played + 1).
             played = (game.state.half - 1) * game.config.rounds + active.state.turn
             weight = self.preset.prior_bias / math.sqrt(played + 1)
-            biases = [weight * prior for prior in action_priors(game, actions)]
+            biases = [weight * prior for prior in self.preset.bias_priors(game, actions)]
         return ActionNode(key=game_state_hash(game) if key is None else key,
                           actions=actions,
                           is_opponent=active is not None and active.team_id != self.team_id,
@@ -191,7 +195,7 @@ class _Search:
                 stale.node.actions, stale.node.children = game_actions.legal_actions(self.game), []
                 return False
             if self.preset.rollouts:
-                self._rollout()
+                self.rollout()
             value = float(self.preset.heuristic(self.game, self.team))
         finally:
             self.revert(root_step)
@@ -259,7 +263,7 @@ class _Search:
             node = child
         return path
 
-    def _rollout(self) -> None:
+    def rollout(self) -> None:
         """Play the rollout policy to the horizon: the end of the turn, or of the acting player's
         action (`Preset.rollout_horizon`), or until the game or the time ends."""
         state = self.game.state
@@ -315,7 +319,7 @@ def tree_shape(root: ActionNode) -> tuple:
 def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.random.RandomState,
                team: Optional[botbowl.Team] = None, deadline: Optional[float] = None,
                root: Optional[ActionNode] = None, copy: bool = True,
-               helpers: Optional["TreeHelpers"] = None) -> SearchResult:
+               helpers: Optional[Helpers] = None) -> SearchResult:
     """Search from `game`'s current state for `team` (default: the team to act). `game` is not changed.
 
     `copy=False`: `game` is already a private copy (`search_copy.private_copy`, or one unpickled)
@@ -327,12 +331,12 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
     `root` continues an earlier tree whose node stands for this very state (same hash, same team).
     An iteration that finds a stored action no longer legal (two states that shared a node) is
     dropped and that node rebuilt; it counts in `stats.skipped`, and toward an iteration budget.
-    The early stop (`Preset.stop_when_decided`) applies only with the `most_visited` final policy;
-    under a seconds budget it forecasts the iterations left at 1.5 times the pace so far.
+    The early stop (`Preset.stop_when_decided`, for the `most_visited` final policy) forecasts the
+    iterations left, under a seconds budget, at 1.5 times the pace so far.
     Any other exception inside an iteration (a plug-in raising, botbowl failing to step or revert) stops
     the search: it is logged once, with its traceback, and the tree built so far is returned, with
     `stats.error` saying what happened. The copy the error may have spoiled is dropped with the search.
-    `helpers` (`tree_parallel.TreeHelpers`, their processes holding this state) play iterations of
+    `helpers` (`parallel.tree.TreeHelpers`, their processes holding this state) play iterations of
     this tree between this process's own; they count toward the budget and in `stats.merged_iterations`.
     """
     start = time.perf_counter()
@@ -349,20 +353,19 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
         game = private_copy(game, seed=seed)
     else:
         game.set_seed(seed)
-    search = _Search(game, team.team_id, preset, rng, deadline)
+    search = Search(game, team.team_id, preset, rng, deadline)
     copy_seconds = time.perf_counter() - start
     if root is None:
         root = search.new_node()
     iterations, skipped, error = 0, 0, None
-    # Stopping once the most visited child cannot be overtaken is only safe for that final policy.
-    stop_early = preset.stop_when_decided and preset.final_policy is most_visited
+    stop_early = preset.stop_when_decided  # only with the most_visited final policy (`Preset`)
     iterating_since = time.perf_counter()
     pace = 0.0
 
     def feed_helpers() -> None:
         """Work for the helpers: the budget's iterations less one for this process, and nothing in
         the last two iterations' time, which could not be back by the deadline. Also
-        called after every step of this process's own iterations (`_Search.after_step`): a long
+        called after every step of this process's own iterations (`Search.after_step`): a long
         one (a turn's plan for the priors, a rollout) would otherwise leave the helpers idle."""
         done = iterations + skipped + helpers.completed + helpers.skipped
         room = math.inf if budget.iterations is None else budget.iterations - done - helpers.in_flight - 1
@@ -413,22 +416,3 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
                         depth_max=depth_max, depth_mean=depth_mean, skipped=skipped, merged_iterations=merged,
                         error=error)
     return SearchResult(root=root, stats=stats)
-
-
-def search(game: botbowl.Game, *, seconds: Optional[float] = None, iterations: Optional[int] = None,
-           preset: Union[str, Preset] = "default", seed: Optional[int] = None,
-           team: Optional[botbowl.Team] = None, **plugins) -> ActionNode:
-    """Run one search for the team to act in `game` and return the root of the tree; `game` is not changed.
-
-    Args:
-        seconds, iterations: the budget; the search stops at whichever comes first (at least one).
-        preset: "default", "vanilla" or a `Preset`.
-        seed: seeds the search's random choices and the copy's dice.
-        team: search for this team instead of the team to act.
-        plugins: replace parts of the preset (see `Preset`): tree_policy, final_policy,
-            rollout_policy, heuristic, action_order, rollouts, widening, reuse_tree,
-            stop_when_decided, max_rollout_steps.
-    """
-    result = run_search(game, budget=Budget(seconds=seconds, iterations=iterations),
-                        preset=configure(preset, **plugins), rng=np.random.RandomState(seed), team=team)
-    return result.root

@@ -1,0 +1,89 @@
+"""`Preset`: every pluggable part of the search as data, checked when it is made.
+
+The search core reads Blood Bowl knowledge (heuristics, priors, the rollout policy) only through
+these fields; the named presets that fill them in live above the core, in `mcts_bot.presets`.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Callable, List, Optional, Tuple
+
+import botbowl
+from botbowl.core import Action
+
+from mcts_bot.core.policies import ActionOrder, FinalPolicy, RolloutPolicy, TreePolicy, most_visited
+
+Heuristic = Callable[[botbowl.Game, botbowl.Team], float]
+PriorFn = Callable[[botbowl.Game, List[Action]], List[float]]
+ROLLOUT_HORIZONS = ("turn", "action")
+
+
+@dataclass(frozen=True)
+class Preset:
+    """Everything that decides how the search plays, except its budget."""
+
+    name: str
+    tree_policy: TreePolicy
+    final_policy: FinalPolicy
+    rollout_policy: RolloutPolicy
+    heuristic: Heuristic
+    action_order: ActionOrder
+    rollouts: bool
+    priors: Optional[PriorFn] = None  # with priors: every child at once, with its prior (for PUCT)
+    rollout_horizon: str = "turn"  # rollouts end with the turn, or with the acting player's action
+    end_moves: bool = False  # a non-carrier's MOVE ends its action at once (`actions.follow_up`)
+    widening: Optional[Tuple[float, float]] = None  # (c, alpha): at most ceil(c * visits ** alpha) children
+    reuse_tree: bool = False  # keep the subtree of the state reached, for the team's next decision
+    stop_when_decided: bool = False  # stop once more iterations cannot change the most visited child
+    prior_bias: Optional[float] = None  # w: UCB1 adds w * prior / sqrt(turns played + 1) (seed 004)
+    bias_priors: Optional[PriorFn] = None  # the priors `prior_bias` weighs
+    max_rollout_steps: int = 1000  # a guard: a rollout normally ends with the turn long before this
+    turn_tree: bool = False  # the tree stops at the end of the turn it decides in: later states are leaves
+
+    def __post_init__(self) -> None:
+        for name in CALLABLE_PARTS:
+            value = getattr(self, name)
+            if not callable(value) and not (value is None and name in OPTIONAL_PARTS):
+                raise TypeError(f"{name} must be a callable, got {value!r}")
+        for name in SWITCHES:
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if self.rollout_horizon not in ROLLOUT_HORIZONS:
+            raise ValueError(f"rollout_horizon must be one of {', '.join(ROLLOUT_HORIZONS)}, "
+                             f"got {self.rollout_horizon!r}")
+        if self.max_rollout_steps < 1:
+            raise ValueError(f"max_rollout_steps must be at least 1, got {self.max_rollout_steps}")
+        if self.prior_bias is not None:
+            if not self.prior_bias >= 0:
+                raise ValueError(f"prior_bias must be 0 or more, got {self.prior_bias}")
+            if self.bias_priors is None:
+                raise ValueError("prior_bias needs bias_priors, the priors it weighs "
+                                 "(e.g. mcts_bot.knowledge.priors.action_priors)")
+        if self.widening is not None:
+            c, alpha = self.widening
+            if not (c > 0 and 0 < alpha <= 1):
+                raise ValueError(f"widening must be (c, alpha) with c > 0 and 0 < alpha <= 1, got {self.widening}")
+        if self.stop_when_decided and self.final_policy is not most_visited:
+            # Stopping once the most visited child cannot be overtaken says nothing about another final choice.
+            raise ValueError(f"stop_when_decided needs the most_visited final policy, got {self.final_policy!r}: "
+                             f"set stop_when_decided=False")
+
+    def replace(self, **changes) -> "Preset":
+        """This preset with some parts replaced (checked like a new one); an unknown part is a TypeError."""
+        check_parts(set(changes) - {"name"})
+        return dataclasses.replace(self, **changes)
+
+
+PARTS = tuple(field.name for field in dataclasses.fields(Preset) if field.name != "name")
+CALLABLE_PARTS = ("tree_policy", "final_policy", "rollout_policy", "heuristic", "action_order", "priors",
+                  "bias_priors")
+OPTIONAL_PARTS = ("priors", "bias_priors")
+SWITCHES = tuple(field.name for field in dataclasses.fields(Preset) if field.type in (bool, "bool"))  # on/off parts
+
+
+def check_parts(names) -> None:
+    """A clear error for names that are not parts of a preset."""
+    unknown = sorted(set(names) - set(PARTS))
+    if unknown:
+        raise TypeError(f"unknown search option(s) {', '.join(unknown)}: allowed are {', '.join(PARTS)}")
