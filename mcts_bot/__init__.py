@@ -3,7 +3,7 @@
 `import mcts_bot` registers the bot with botbowl, so `botbowl.make_bot("mcts")` works, and also
 `"mcts-vanilla"` (the seed's settings) and `"scripted"` (the rule-based sparring partner) for comparisons.
 
-The package in layers, each importing only from the ones before it (`tests/test_layers.py`):
+Importing it registers those names and changes nothing else in botbowl. The package in layers, each importing only from the ones before it (`tests/test_layers.py`):
 `logs`; `adapter` (botbowl: state keys, actions, the search's copy, clocks); `core` (nodes,
 policies, `Preset`, the search loop) beside `knowledge` (scripted play, priors, heuristics, the
 learned value); `parallel` (search workers) and `views` (XML, SVG, HTML); `presets` and `agent`;
@@ -13,7 +13,6 @@ from functools import partial
 
 import botbowl
 
-from mcts_bot.adapter import fast_reversible
 from mcts_bot.agent import MCTSBot, search
 from mcts_bot.core.nodes import ActionNode, ChanceNode
 from mcts_bot.core.preset import Preset
@@ -42,4 +41,3 @@ def _register() -> None:
 
 
 _register()
-fast_reversible.install()  # botbowl's forward-model bookkeeping, same behaviour, less time (see the module)

@@ -8,12 +8,12 @@ rollout policy's decisions and the leaf value (the heuristic). With --profile it
 top functions by own time.
 
 With --compare PART it times every search with and without one part, interleaved: the search
-copy's memo of botbowl's paths (`paths-memo`, `mcts_bot/search_copy.py`), its memo of set-ups
+copy's memo of botbowl's paths (`paths-memo`, `mcts_bot/adapter/search_copy.py`), its memo of set-ups
 (`setup-memo`: formations and each team's half of the pitch, same file), its list of each
 square's neighbours (`neighbours`, same file), the faster bookkeeping of botbowl's forward model
-and squares (`fast-reversible`, `mcts_bot/fast_reversible.py`), or following a step
+and squares (`fast-reversible`, `mcts_bot/adapter/fast_reversible.py`), or following a step
 that threw no dice to its one known outcome without hashing the state (`dice-free-hash`,
-`mcts_bot/mcts.py`).
+`mcts_bot/core/search.py`).
 
 With --workers 1 2 it compares instead the iterations per decision of `MCTSBot(workers=N)` at the
 same seconds per decision, on the same positions, the settings interleaved position by position
@@ -62,10 +62,7 @@ def _switch_dice_free_hash(on: bool) -> None:
 
 
 def _switch_fast_reversible(on: bool) -> None:
-    if on:
-        fast_reversible.install()
-    else:
-        fast_reversible.uninstall()
+    fast_reversible.ENABLED = on
 
 
 TIMED_PARTS = ("priors", "rollout_policy", "heuristic")  # plug-ins whose own time the table shows

@@ -12,22 +12,30 @@ looks itself up on the instance, and the pathfinding makes hundreds of thousands
 search on the 11-player board. The replacement `__init__` sets the same four attributes (x, y,
 _out_of_bounds, and the `__setattr__ = None` that freezes it) with `object.__setattr__` directly.
 
-`install()` (done by `import mcts_bot`) puts in versions that do the same work with fewer lookups:
-the same attributes made reversible, the same steps logged in the same order, the same errors, the
-same squares.
+`in_use()` puts in versions that do the same work with fewer lookups (the same attributes made
+reversible, the same steps logged in the same order, the same errors, the same squares) for what
+runs inside it, and botbowl's own back when it ends: the search's copy and its iterations run in
+it (`search_copy.private_copy`, `core.search.run_search`, the tree helpers' iterations), and
+nothing else. Importing the package changes nothing in botbowl. The versions are class-level, so
+another thread's game that steps while a search is under way runs on them too, for that while;
+they behave as botbowl's own, so it plays the same.
 The walk visits the names `dir(self)` lists (the instance's own plus its class's, the class's kept
 per class) less the class's methods, which botbowl's walk skips anyway as callable. A class that
 lists its names its own way (`__dir__`, `__slots__`) gets botbowl's walk. Only botbowl code these
 versions were checked against is replaced (its source is compared); any other botbowl keeps its
-own. `uninstall()` restores botbowl's. `tests/test_fast_reversible.py` checks the equivalence:
-the same logs and states, and the same search trees, with and without.
+own. `tests/test_fast_reversible.py` checks the equivalence: the same logs (values included) and
+states on every board through set-up, kick-off and blocks, a game stepped by botbowl's own
+`Game.step`, and the same search trees, with and without.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
+import threading
 import types
-from typing import Dict, FrozenSet, Optional
+from contextlib import contextmanager
+from typing import Callable, Dict, FrozenSet, Iterator, Optional, TypeVar
 
 from botbowl.core.forward_model import AssignmentStep, Reversible, add_reversibility, immutable_types
 from botbowl.core.model import Square
@@ -107,23 +115,54 @@ def _source_digest(function) -> str:
         return "unknown"
 
 
-def install() -> bool:
-    """Use the faster versions, if this botbowl's are the ones they were checked against; whether they are in use."""
+def checked() -> bool:
+    """Whether this botbowl's versions are the ones the faster ones were checked against."""
     originals = {**_ORIGINAL, "Square.__setattr__": Square.__setattr__, "Square's own __init__": _SQUARE_OWN_INIT}
-    if any(_source_digest(originals[name]) != digest for name, digest in _CHECKED_SOURCES.items()):
-        return False
-    Reversible.__setattr__ = _setattr
-    Reversible.set_trajectory = _set_trajectory
-    Square.__init__ = _square_init
-    return True
+    return all(_source_digest(originals[name]) == digest for name, digest in _CHECKED_SOURCES.items())
 
 
-def uninstall() -> None:
-    """Back to botbowl's own versions."""
-    Reversible.__setattr__ = _ORIGINAL["__setattr__"]
-    Reversible.set_trajectory = _ORIGINAL["set_trajectory"]
-    Square.__init__ = _ORIGINAL["Square.__init__"]
+ENABLED = checked()  # False: `in_use()` changes nothing (botbowl's own throughout; for measuring the saving)
+_users = 0  # the `in_use()` blocks under way, in all threads
+_lock = threading.Lock()
+
+
+@contextmanager
+def in_use() -> Iterator[None]:
+    """The faster versions for what runs inside (if `ENABLED`), botbowl's own again once the last
+    block under way ends. Blocks nest, in one thread or several."""
+    global _users
+    if not ENABLED:
+        yield
+        return
+    with _lock:
+        _users += 1
+        if _users == 1:
+            Reversible.__setattr__ = _setattr
+            Reversible.set_trajectory = _set_trajectory
+            Square.__init__ = _square_init
+    try:
+        yield
+    finally:
+        with _lock:
+            _users -= 1
+            if _users == 0:
+                Reversible.__setattr__ = _ORIGINAL["__setattr__"]
+                Reversible.set_trajectory = _ORIGINAL["set_trajectory"]
+                Square.__init__ = _ORIGINAL["Square.__init__"]
+
+
+F = TypeVar("F", bound=Callable)
+
+
+def used_by(function: F) -> F:
+    """`function` run `in_use()`."""
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        with in_use():
+            return function(*args, **kwargs)
+    return wrapper  # type: ignore[return-value]
 
 
 def installed() -> bool:
+    """Whether the faster versions are in place now."""
     return Reversible.__setattr__ is _setattr and Square.__init__ is _square_init

@@ -31,6 +31,7 @@ from botbowl.core import Agent
 from botbowl.core.model import D3, D6, D8, ActionChoice, BBDie, Formation
 from botbowl.core.procedure import MoveAction
 
+from mcts_bot.adapter import fast_reversible
 from mcts_bot.adapter.hashing import game_state_hash
 
 # Enough for the move decisions of a long search; past it the memo starts again (memory stays bounded).
@@ -157,6 +158,7 @@ def _remember_formations(config: botbowl.Configuration) -> None:
             object.__setattr__(formation, "memo_key", (kind, formation.name))
 
 
+@fast_reversible.used_by
 def private_copy(game: botbowl.Game, seed: int) -> SearchGame:
     """A deep copy of `game` for searching: forward model on, placeholder agents, its own dice.
 

@@ -17,6 +17,7 @@ from botbowl.core import Action
 from botbowl.core.game import InvalidActionError
 
 from mcts_bot.adapter import actions as game_actions
+from mcts_bot.adapter import fast_reversible
 from mcts_bot.adapter.hashing import game_state_hash
 from mcts_bot.adapter.search_copy import SearchGame, private_copy
 from mcts_bot.core.nodes import ActionNode, ChanceNode
@@ -316,6 +317,7 @@ def tree_shape(root: ActionNode) -> tuple:
     return nodes, min(depths), max(depths), sum(depths) / len(depths)
 
 
+@fast_reversible.used_by  # botbowl's bookkeeping, faster, for the search's own copy (see the module)
 def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.random.RandomState,
                team: Optional[botbowl.Team] = None, deadline: Optional[float] = None,
                root: Optional[ActionNode] = None, copy: bool = True,

@@ -41,6 +41,7 @@ import numpy as np
 from botbowl.core.game import InvalidActionError
 
 from mcts_bot.adapter import actions as game_actions
+from mcts_bot.adapter import fast_reversible
 from mcts_bot.adapter.hashing import game_state_hash
 from mcts_bot.core.nodes import ActionNode, ChanceNode
 from mcts_bot.core.preset import Preset
@@ -73,6 +74,7 @@ WAIT_SECONDS = 0.01
 _job_numbers = itertools.count()
 
 
+@fast_reversible.used_by
 def play(search, prescription: List[Step], expand: bool, deadline: Optional[float] = None) -> Optional[Playout]:
     """One helper iteration on `search`'s copy (a `core.search.Search`, at the decision's state): step
     the prescription (with the dice seeds it gives, else fresh ones) until the state differs from
