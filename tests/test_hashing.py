@@ -14,7 +14,8 @@ from botbowl.core.table import CasualtyEffect, CasualtyType, OutcomeType, RollTy
 
 from conftest import action_key, turn_position, with_apothecaries
 from mcts_bot.adapter import actions
-from mcts_bot.adapter.hashing import game_state_hash
+from mcts_bot.adapter.hashing import game_state_hash, state_encoding
+from mcts_bot.core.policies import random_rollout_policy
 from mcts_bot.adapter.search_copy import private_copy
 from mcts_bot.harness.games import BOARD_SIZES, random_position
 
@@ -133,8 +134,48 @@ def test_squares_whose_botbowl_hashes_collide_hash_differently():
     assert at_a != at_b
 
 
+def _states(board: int, seed: int, steps: int):
+    """(the full encoding as text, the key) of each state a seeded random game passes through."""
+    game = random_position(board, seed=seed, steps=0)
+    rng = np.random.RandomState(seed)
+    for _ in range(steps):
+        if game.state.game_over:
+            break
+        actions.step(game, random_rollout_policy(game, rng))
+        yield repr(state_encoding(game)), game_state_hash(game)  # repr: 1, 1.0 and True are told apart
+
+
+def test_equal_keys_exactly_when_the_encodings_are_equal():
+    # Thousands of reachable states on several boards, each seed played twice in two games built
+    # apart (equal states, other objects): a key is one encoding, and one encoding one key.
+    key_of, encoding_of = {}, {}
+    seen = 0
+    for board, seeds, steps in ((1, range(4), 200), (3, range(4), 250), (5, range(3), 250), (11, range(2), 200)):
+        for seed in seeds:
+            for _ in range(2):
+                for encoding, key in _states(board, seed, steps):
+                    assert key_of.setdefault(encoding, key) == key, "one state, two keys"
+                    assert encoding_of.setdefault(key, encoding) == encoding, "two states, one key"
+                    seen += 1
+    assert len(key_of) >= 2000 and seen >= 2 * len(key_of)
+
+
+def test_minus_one_and_minus_two_are_two_keys():
+    # CPython's hash(-1) == hash(-2): a key built with hash() of a tuple merges two states that
+    # differ only there, such as a dice modifier of -1 against -2.
+    assert hash((1, -1)) == hash((1, -2))
+    game = private_copy(turn_position(3, seed=2), seed=0)
+    proc = game.state.stack.items[-1]
+    keys = []
+    for value in (-1, -2):
+        object.__setattr__(proc, "probe", value)
+        keys.append(game_state_hash(game))
+    object.__delattr__(proc, "probe")
+    assert keys[0] != keys[1]
+
+
 def test_same_in_every_process():
-    # Built from integers only, so Python's per-process string hash salt cannot change it.
+    # Nothing in the key depends on Python's per-process string hash salt.
     import subprocess
     import sys
     code = ("from mcts_bot.adapter.hashing import game_state_hash; from mcts_bot.harness.games import random_position; "
