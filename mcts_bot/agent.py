@@ -55,6 +55,7 @@ class GameTotals:
     iterations: int = 0  # the agent's own searches and, with workers, theirs
     seconds: float = 0.0
     errors: int = 0  # searches stopped by an error, and decisions that fell back to a safe action after one
+    late_workers: int = 0  # search workers' answers that came after their decision's deadline (not errors)
     safe_actions: int = 0  # decisions played without a search result (no time, or a failure)
     reused_trees: int = 0  # searches that went on from the previous search's subtree (reuse_tree)
     overruled: int = 0  # with priors: searches whose choice was not the child the priors put first
@@ -121,7 +122,7 @@ class MCTSBot(botbowl.Agent):
         self.last_stats = None
         self.totals = GameTotals()
         self._last_action = None
-        self._start_workers()
+        self._start_workers(game, team)
 
     def end_game(self, game: botbowl.Game) -> None:
         self.last_root = None
@@ -129,12 +130,14 @@ class MCTSBot(botbowl.Agent):
         self._last_action = None
         self.workers.stop()
 
-    def _start_workers(self) -> None:
-        """Start the search workers, if any; a failure leaves this process searching alone."""
+    def _start_workers(self, game: botbowl.Game, team: botbowl.Team) -> None:
+        """Start the search workers, if any, warmed up on this game; a failure leaves this process
+        searching alone."""
         if self.workers.count < 2:
             return
         try:
-            self.workers.start()
+            self.workers.start(game, team)
+            self._report([])
         except Exception as exc:  # noqa: BLE001 - e.g. inside a daemonic process, which may not have children
             log_failure_once(exc, "the search workers could not start; searching in this process only")
 
@@ -187,7 +190,7 @@ class MCTSBot(botbowl.Agent):
         result = run_search(game if own is None else own, budget=self.budget, preset=self.preset, rng=self.rng,
                             team=team, deadline=deadline, root=reused, copy=own is None, helpers=helpers)
         if helpers is not None:
-            self._settle(helpers)
+            self._settle(result, helpers)
         if own is not None:  # its copy was made (and sent to the helpers) before the search's clock started
             result.stats = dataclasses.replace(result.stats, seconds=result.stats.seconds + handing,
                                                copy_seconds=result.stats.copy_seconds + handing)
@@ -202,6 +205,7 @@ class MCTSBot(botbowl.Agent):
         self.totals.iterations += result.stats.iterations + result.stats.merged_iterations
         self.totals.seconds += result.stats.seconds
         self.totals.errors += result.stats.error is not None
+        self.totals.late_workers += result.stats.late_workers
         chosen = self._choose(result.root)
         if chosen is None:
             return self._fallback(game)
@@ -235,23 +239,26 @@ class MCTSBot(botbowl.Agent):
             return own, []
 
     def _report(self, errors: List[str]) -> None:
-        """Log the search workers' failures (each kind once) and count the decision as having had one."""
+        """Log the search workers' failures (these, and those found between decisions; each kind
+        once) and count the decision as having had one."""
+        errors = errors + self.workers.take_errors()
         for error in errors:
             log_failure_once(RuntimeError(error), "a search worker failed; the decision went on without it")
         self.totals.errors += bool(errors)
 
-    def _settle(self, helpers: tree_parallel.TreeHelpers) -> None:
+    def _settle(self, result: SearchResult, helpers: tree_parallel.TreeHelpers) -> None:
         """After a tree-parallel search: report the helpers' failures, note the replies still due."""
         self._report(helpers.errors)
         self.workers.late(helpers.late)
+        result.stats = dataclasses.replace(result.stats, late_workers=helpers.silent)
 
     def _merge(self, result: SearchResult, pending: list, deadline: Optional[float]) -> None:
         try:
-            statistics, iterations, errors = self.workers.collect(pending, deadline)
+            statistics, iterations, errors, late = self.workers.collect(pending, deadline)
             self._report(errors)
             for root_statistics in statistics:
                 root_parallel.merge(result.root, root_statistics)
-            result.stats = dataclasses.replace(result.stats, merged_iterations=iterations)
+            result.stats = dataclasses.replace(result.stats, merged_iterations=iterations, late_workers=late)
         except Exception as exc:  # noqa: BLE001
             log_failure_once(exc, "merging the search workers' results failed; the agent's own search decides")
 

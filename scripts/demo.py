@@ -7,9 +7,10 @@ tree) into FOLDER, with an index.html.
 import argparse
 from pathlib import Path
 
-import botbowl
+from botbowl.ai.bots.random_bot import RandomBot
 
 import mcts_bot
+from mcts_bot.core.nodes import describe_action
 from mcts_bot.core.search import Budget
 from mcts_bot.harness import cli
 from mcts_bot.harness.games import make_game
@@ -49,7 +50,7 @@ def main() -> None:
     bot = mcts_bot.MCTSBot("mcts", seconds=budget.seconds, iterations=budget.iterations, preset=args.preset,
                            seed=args.seed, on_decision=on_decision, workers=args.search_workers,
                            parallel=args.parallel)
-    opponent = botbowl.make_bot("random")
+    opponent = RandomBot("random", seed=args.seed + 1)
     home, away = (opponent, bot) if args.away else (bot, opponent)
     game = make_game(args.board, home, away, seed=args.seed)
     side = "away" if args.away else "home"
@@ -64,10 +65,11 @@ def main() -> None:
     print(f"\nScore: home {home_score} - {away_score} away: MCTS {result} {mine}-{theirs}")
     print(f"Decisions: {totals.decisions}, searched: {totals.searches}, "
           f"mean iterations per search: {totals.mean_iterations:.0f}, "
-          f"iterations per second: {totals.iterations / max(totals.seconds, 1e-9):.0f}, errors: {totals.errors}")
+          f"iterations per second: {totals.iterations / max(totals.seconds, 1e-9):.0f}, errors: {totals.errors}"
+          + (f", search workers' answers too late to use: {totals.late_workers}" if bot.workers.count > 1 else ""))
     if shown:
         print(f"\nOne decision ({shown['where']}): {shown['stats']}")
-        print(f"Chosen: {mcts_bot.core.nodes.describe_action(shown['action'])}\n")
+        print(f"Chosen: {describe_action(shown['action'])}\n")
         print(shown["xml"])
     if pages is not None:
         print(f"\n{len(pages.entries)} decision pages in {args.pages}: open {args.pages / 'index.html'}")

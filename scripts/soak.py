@@ -7,7 +7,6 @@ out, or a search stopped on an error.
 Games are written to OUT/games.jsonl as they finish; rerunning the command resumes.
 """
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -26,7 +25,7 @@ def main() -> None:
                              "(default: random mcts)")
     cli.add_preset_argument(parser)
     parser.add_argument("--competition", action="store_true", help="play under botbowl's competition clocks")
-    parser.add_argument("--workers", type=cli.positive_int, default=os.cpu_count() or 1,
+    parser.add_argument("--workers", type=cli.positive_int, default=cli.available_cores(),
                         help="games in parallel (default: the number of cores)")
     cli.add_search_workers_argument(parser, flag="--search-workers", default=1)
     parser.add_argument("--out", type=Path, default=Path("results/soak"), help="results folder (default results/soak)")

@@ -53,6 +53,21 @@ def test_demo_runs_and_writes_decision_pages(tmp_path):
     assert (tmp_path / "pages" / "index.html").read_text(encoding="utf-8").count('href="decision-') == len(pages)
 
 
+def test_demo_on_its_default_path_keeps_stderr_clean():
+    # Seconds and two processes per decision, as `scripts/run.sh demo` plays on two cores: no error
+    # line, no warning, no traceback (botbowl's dependency gym prints a notice of its own on import).
+    result = run_script("demo", "--board", "1", "--seconds", "0.1", "--workers", "2")
+    assert result.returncode == 0, result.stderr
+    ours = [line for line in result.stderr.splitlines() if line.strip() and not _gym_notice(line)]
+    assert ours == [], ours
+    assert "errors: 0" in result.stdout
+
+
+def _gym_notice(line: str) -> bool:
+    return line.startswith(("Gym has been unmaintained", "Please upgrade to Gymnasium", "See the migration guide",
+                            "Users of this version of Gym"))
+
+
 def test_benchmark_runs():
     result = run_script("benchmark", "--boards", "1", "--iterations", "20")
     assert result.returncode == 0, result.stderr

@@ -19,6 +19,7 @@ from mcts_bot.harness.games import make_game
 from mcts_bot.harness.matches import CheckedAgent
 from mcts_bot.parallel import root as root_parallel
 from mcts_bot.parallel import tree as tree_parallel
+from mcts_bot.parallel import workers as workers_module
 from mcts_bot.parallel.root import merge, root_statistics
 from mcts_bot.parallel.workers import action_key
 from mcts_bot.presets import configure
@@ -47,7 +48,7 @@ def test_workers_search_with_the_agent_and_stop_with_the_game():
     helpers = [process for process, _ in bot.workers._helpers]
     assert len(helpers) == 1 and helpers[0].is_alive()
     action = bot.act(game)
-    assert mcts_bot.adapter.actions.is_available(game, action)
+    assert game_actions.is_available(game, action)
     assert bot.last_stats.merged_iterations == 50  # the helper's whole search merged
     assert bot.last_root.visits == bot.last_stats.iterations + 50
     assert bot.totals.iterations == 100 and bot.totals.errors == 0
@@ -57,7 +58,7 @@ def test_workers_search_with_the_agent_and_stop_with_the_game():
 
 
 def _helper_search(conn, game, team, iterations):
-    conn.send((pickle.dumps(private_copy(game, seed=0)), team.team_id, iterations, None))
+    conn.send(("search", pickle.dumps(private_copy(game, seed=0)), team.team_id, iterations, None))
     status, statistics, done = conn.recv()
     assert status == "ok", statistics
     return statistics, done
@@ -141,20 +142,25 @@ def test_a_failing_worker_costs_iterations_never_the_decision(monkeypatch, failu
     start = time.perf_counter()
     action = bot.act(game)
     elapsed = time.perf_counter() - start
-    assert mcts_bot.adapter.actions.is_available(game, action)
+    assert game_actions.is_available(game, action)
     assert elapsed < 0.3 + 1.0, f"the decision took {elapsed:.2f} s"
     assert bot.last_stats.merged_iterations == 0 and bot.last_stats.iterations > 0
-    assert bot.totals.errors == 1  # a hung helper missed the deadline
+    if failure is hang:  # late, not failed (yet): counted, no error
+        assert (bot.totals.errors, bot.totals.late_workers, bot.last_stats.late_workers) == (0, 1, 1)
+    else:
+        assert (bot.totals.errors, bot.totals.late_workers) == (1, 0)
     if parallel == "tree":  # no virtual visit left behind
         assert visits_consistent(bot.last_root)
     monkeypatch.undo()
-    # The failed helper is replaced at the next decision; an iteration budget makes the decision
-    # wait for the new helper's answers however loaded the machine is.
+    # The failed helper is replaced at the next decision (a hung one, which still has not answered
+    # then, counts as failed); an iteration budget makes the decision wait for the new helper's
+    # answers however loaded the machine is.
     bot.budget = mcts_bot.Budget(iterations=20)
     bot.act(game)
     first.join(timeout=5)
     assert not first.is_alive()
     assert bot.workers._helpers[0][0] is not first
+    assert bot.totals.errors == 1
     # root: the helper's whole search; tree: the iterations it played of the 20
     assert 0 < bot.last_stats.merged_iterations <= 20 and (parallel == "tree" or bot.last_stats.merged_iterations == 20)
     bot.end_game(game)
@@ -169,20 +175,61 @@ def _late(*args, **kwargs):
     return result
 
 
-def test_a_late_worker_is_kept_and_its_late_reply_dropped(monkeypatch):
+def test_a_late_worker_is_kept_counted_and_its_late_reply_dropped(monkeypatch, caplog):
     monkeypatch.setattr(root_parallel, "run_search", _late)
     game = turn_position(3, seed=5)
     bot = mcts_bot.MCTSBot(seconds=0.3, seed=0, workers=2)
     bot.new_game(game, game.active_team)
     helper = bot.workers._helpers[0][0]
-    bot.act(game)
-    assert bot.last_stats.merged_iterations == 0 and bot.totals.errors == 1
-    time.sleep(1.0)  # the late reply arrives before the next decision
-    bot.act(game)
+    with caplog.at_level("INFO", logger="mcts_bot"):
+        bot.act(game)
+        assert bot.last_stats.merged_iterations == 0 and bot.last_stats.late_workers == 1
+        time.sleep(1.0)  # the late reply arrives before the next decision
+        bot.act(game)
     # The same helper searched again (late again: it still sleeps), and the first reply was not
-    # taken for the second decision's.
+    # taken for the second decision's. Late is counted, not an error, and not logged.
     assert bot.workers._helpers[0][0] is helper and helper.is_alive()
-    assert bot.last_stats.merged_iterations == 0 and bot.totals.errors == 2
+    assert bot.last_stats.merged_iterations == 0 and (bot.totals.errors, bot.totals.late_workers) == (0, 2)
+    assert not caplog.records
+    bot.end_game(game)
+
+
+def _slow_warm_up(conn, message, preset, rng):
+    time.sleep(0.5)
+    _warm_up(conn, message, preset, rng)
+
+
+_warm_up = workers_module.warm_up
+
+
+def test_helpers_are_warmed_up_before_the_first_decision(monkeypatch):
+    # new_game returns once every helper has played into the game and searched it: a helper's
+    # first decision is not its first search.
+    monkeypatch.setattr(workers_module, "warm_up", _slow_warm_up)  # forked with the patch
+    monkeypatch.setattr(root_parallel, "warm_up", _slow_warm_up)
+    game = turn_position(3, seed=5)
+    bot = mcts_bot.MCTSBot(iterations=20, seed=0, workers=2)
+    start = time.perf_counter()
+    bot.new_game(game, game.active_team)
+    assert time.perf_counter() - start >= 0.5  # waited for the helper's "ready"
+    assert not bot.workers._late and bot.workers.take_errors() == [] and bot.totals.errors == 0
+    bot.act(game)
+    assert bot.last_stats.merged_iterations == 20 and bot.totals.errors == 0
+    bot.end_game(game)
+
+
+def test_a_helper_that_cannot_warm_up_is_reported_once(monkeypatch, caplog):
+    def broken(*args, **kwargs):
+        raise RuntimeError("no search here")
+
+    monkeypatch.setattr(workers_module, "run_search", broken)  # the warm-up's search only
+    game = turn_position(3, seed=5)
+    bot = mcts_bot.MCTSBot(iterations=20, seed=0, workers=2)
+    with caplog.at_level("ERROR", logger="mcts_bot"):
+        bot.new_game(game, game.active_team)
+    assert bot.totals.errors == 1 and "warming up: RuntimeError: no search here" in caplog.text
+    bot.act(game)  # the helper searches its decisions all the same
+    assert bot.last_stats.merged_iterations == 20
     bot.end_game(game)
 
 

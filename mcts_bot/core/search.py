@@ -68,6 +68,7 @@ class SearchStats:
     depth_mean: float
     skipped: int = 0  # iterations dropped because a stored action no longer fitted the state
     merged_iterations: int = 0  # iterations of the search workers' searches merged into the root (workers > 1)
+    late_workers: int = 0  # search workers that gave nothing by the deadline (late, not failed)
     error: Optional[str] = None
 
     @property

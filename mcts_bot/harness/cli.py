@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
+from pathlib import Path
 from typing import Optional
 
 from mcts_bot.agent import PARALLEL_SCHEMES
@@ -10,6 +12,22 @@ from mcts_bot.core.search import Budget
 from mcts_bot.harness.games import BOARD_SIZES
 from mcts_bot.harness.parallel import BACKENDS
 from mcts_bot.presets import PRESETS
+
+
+def available_cores() -> int:
+    """The cores this process may run on: its CPU affinity, capped by a container's CPU quota
+    (cgroup v2 `cpu.max`), where `os.cpu_count()` counts every core of the machine."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on Linux
+        cores = os.cpu_count() or 1
+    try:
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
+        if quota != "max":
+            cores = min(cores, max(1, math.ceil(int(quota) / int(period))))
+    except (OSError, ValueError):
+        pass
+    return max(1, cores)
 
 
 def _number(text: str, convert, what: str):
@@ -77,9 +95,10 @@ def add_preset_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def add_search_workers_argument(parser: argparse.ArgumentParser, flag: str = "--workers",
-                                default: int = os.cpu_count() or 1) -> None:
-    """The processes MCTS searches each decision with (`MCTSBot(workers=...)`), and how they share
-    it (`--parallel`, `MCTSBot(parallel=...)`)."""
+                                default: Optional[int] = None) -> None:
+    """The processes MCTS searches each decision with (`MCTSBot(workers=...)`; default: the
+    available cores), and how they share it (`--parallel`, `MCTSBot(parallel=...)`)."""
+    default = available_cores() if default is None else default
     parser.add_argument(flag, type=positive_int, default=default, dest="search_workers", metavar="N",
                         help=f"processes searching each MCTS decision (default {default}"
                              f"{': the number of cores' if flag == '--workers' else ''})")
@@ -90,7 +109,7 @@ def add_search_workers_argument(parser: argparse.ArgumentParser, flag: str = "--
 
 def add_worker_arguments(parser: argparse.ArgumentParser) -> None:
     """--workers, --backend and --ray-address, for scripts that play many games at once."""
-    parser.add_argument("--workers", type=positive_int, default=os.cpu_count() or 1,
+    parser.add_argument("--workers", type=positive_int, default=available_cores(),
                         help="games played in parallel (default: the number of cores)")
     parser.add_argument("--backend", choices=list(BACKENDS), default="local",
                         help="local processes (default) or Ray tasks (needs pip install 'mcts_bot[ray]')")

@@ -25,7 +25,7 @@ from mcts_bot.adapter.hashing import game_state_hash
 from mcts_bot.core.nodes import ActionNode, find_state
 from mcts_bot.core.preset import Preset
 from mcts_bot.core.search import Budget, run_search
-from mcts_bot.parallel.workers import HANG_SECONDS, action_key, receive
+from mcts_bot.parallel.workers import HANG_SECONDS, action_key, receive, warm_up
 
 # (action key, visits, sum of values, sum of squared values) for each child of a root
 RootStatistics = List[Tuple[tuple, int, float, float]]
@@ -64,8 +64,10 @@ def merge(root: ActionNode, statistics: RootStatistics) -> int:
 
 
 def serve(conn: Connection, preset: Preset, seed: int, parent: int) -> None:
-    """A helper's loop: search each state it is sent, reply with the root's statistics; end when
-    told to, or when the agent's process is gone (killed without the chance to stop its helpers).
+    """A helper's loop: search each state it is sent, ("search", pickled copy, team id, iterations,
+    deadline), reply ("ok", the root's statistics, iterations) or ("error", why, 0); warm up when
+    told to (`workers.warm_up`); end when told to (None), or when the agent's process is gone
+    (killed without the chance to stop its helpers).
 
     With `reuse_tree`, a helper keeps its last tree, like the agent: when the new state is in it
     (the agent's action and its outcome, and the follow-ups it played without searching), the
@@ -77,7 +79,10 @@ def serve(conn: Connection, preset: Preset, seed: int, parent: int) -> None:
         job = receive(conn, parent)
         if job is None:
             return
-        snapshot, team_id, iterations, deadline = job
+        if job[0] == "warm":
+            warm_up(conn, job, preset, rng)
+            continue
+        _, snapshot, team_id, iterations, deadline = job
         try:
             game = pickle.loads(snapshot)
             root = None

@@ -47,7 +47,7 @@ from mcts_bot.core.nodes import ActionNode, ChanceNode
 from mcts_bot.core.preset import Preset
 from mcts_bot.core.search import Search
 from mcts_bot.logs import log_failure_once
-from mcts_bot.parallel.workers import HANG_SECONDS, action_from_key, action_key, receive
+from mcts_bot.parallel.workers import HANG_SECONDS, action_from_key, action_key, receive, warm_up
 
 # A prescribed step: (action, the outcome the agent's tree expects or None for a new one, whether
 # that outcome is the action's only one so far: then a step that threw no dice needs no hash, the
@@ -135,7 +135,8 @@ def serve(conn: Connection, preset: Preset, seed: int, parent: int) -> None:
     """A helper's loop: ("state", pickled copy, team id) starts a decision, ("play", job, steps,
     expand, deadline) asks for one iteration, answered by ("done", job, playout or None),
     ("expired", job, None) if it came when the decision's deadline had passed, or ("error", job,
-    message); None ends the helper, as does the agent's process going away."""
+    message); ("warm", ...) warms it up (`workers.warm_up`); None ends the helper, as does the
+    agent's process going away."""
     rng = np.random.RandomState(seed)
     search = None
     failure = "no state to play from"
@@ -143,6 +144,9 @@ def serve(conn: Connection, preset: Preset, seed: int, parent: int) -> None:
         message = receive(conn, parent)
         if message is None:
             return
+        if message[0] == "warm":
+            warm_up(conn, message, preset, rng)
+            continue
         if message[0] == "state":
             search = None  # the last decision's copy goes first
             try:
@@ -205,6 +209,7 @@ class TreeHelpers:
         # Helpers that failed or gave no result this decision, one entry per result still due from
         # them: replaced at the next decision if those have not come by then.
         self.late: List[Connection] = []
+        self.silent = 0  # helpers that gave no result this decision (late, not failed)
         self.active = True
         self.search = None
         self.root: Optional[ActionNode] = None
@@ -238,7 +243,8 @@ class TreeHelpers:
     def finish(self, deadline: Optional[float]) -> None:
         """At the end of the search: wait for the results still out until shortly after the
         deadline (`WAIT_SECONDS`; without one, until a helper would count as hung), then let go of
-        the rest. A helper that gave no result at all this decision is reported and goes to `late`."""
+        the rest. A helper that gave no result at all this decision counts in `silent` and goes
+        to `late` (late, not failed: its answers are thrown away when they come)."""
         limit = time.perf_counter() + HANG_SECONDS if deadline is None else deadline + WAIT_SECONDS
         try:
             while self.active and self.jobs and len(self.lost) < len(self.free):
@@ -251,9 +257,8 @@ class TreeHelpers:
             self.errors.append(f"{type(exc).__name__}: {exc}")
         self.active = False
         silent = [job.conn for job in self.jobs.values() if job.conn not in self.answered]
-        if silent:
-            self.errors.append(f"{len(set(silent))} search worker(s) gave no result in time")
-            self.late += silent
+        self.silent = len(set(silent))
+        self.late += silent
         self.abandon()
 
     def prescribe(self) -> Tuple[List[Step], List[ChanceNode], ActionNode, bool]:

@@ -1,12 +1,16 @@
 """The search workers: helper processes that search alongside the agent, and how they talk to it.
 
-Helpers are started once per game (`SearchWorkers.start`), stopped at the end of the game, when the
-agent is collected, and at exit; one whose agent's process was killed ends by itself. A helper
-that fails or dies is replaced at the next decision; one that does not answer by the deadline is
-left to finish, and at the next decision its late reply is thrown away and it searches again (on a
-loaded machine a helper is sometimes a step late), or, if it still has not answered, it is stopped
-and replaced. The decision goes on with the statistics that did arrive, so a helper can cost a
-decision some iterations, never the game.
+Helpers are started once per game (`SearchWorkers.start`) and warmed up before the first decision:
+each plays a few moves of the game and a short search of its own, so that what a search touches
+(the code and data it reads, the learned value's model for the board, the memory it inherited
+from the agent's process) is in place before its first deadline. They are stopped at the end of
+the game, when the agent is collected, and at exit; one whose agent's process was killed ends by
+itself. A helper that fails or dies is replaced at the next decision. One that does not answer by
+the deadline is late, not failed (on a loaded machine a helper is sometimes a step late): it is
+counted, left to finish, and at the next decision its late reply is thrown away and it searches
+again; if it still has not answered by then, it is stopped and replaced, and that is a failure.
+The decision goes on with the statistics that did arrive, so a helper can cost a decision some
+iterations, never the game.
 
 What a helper does with a decision is its `serve` loop: `parallel.root.serve` (root parallelism:
 a search of its own, its root's statistics sent back) or `parallel.tree.serve` (tree parallelism:
@@ -26,10 +30,12 @@ from typing import Callable, Dict, List, Optional, Tuple
 import botbowl
 import numpy as np
 from botbowl.core import Action, ActionType
+from botbowl.core.procedure import Turn
 
-from mcts_bot.adapter.search_copy import SearchGame
+from mcts_bot.adapter import actions as game_actions
+from mcts_bot.adapter.search_copy import SearchGame, private_copy
 from mcts_bot.core.preset import Preset
-from mcts_bot.core.search import Budget
+from mcts_bot.core.search import Budget, run_search
 
 log = logging.getLogger("mcts_bot")
 
@@ -38,6 +44,11 @@ log = logging.getLogger("mcts_bot")
 LATE_SECONDS = 0.1
 PARENT_CHECK_SECONDS = 1.0  # how often an idle helper checks that the agent's process is still there
 HANG_SECONDS = 30.0  # without a deadline (an iteration budget), a helper that takes longer is given up
+# Warming up: moves played to reach a turn, the iterations of the short search there, and how long
+# the agent waits for its helpers to be ready (botbowl gives a bot 20 s to start a Bot Bowl game).
+WARM_STEPS = 80
+WARM_ITERATIONS = 8
+WARM_SECONDS = 5.0
 
 
 def action_key(action: Action) -> tuple:
@@ -63,6 +74,31 @@ def receive(conn: Connection, parent: int):
         return conn.recv()
     except (EOFError, OSError):
         return None
+
+
+def warm_up(conn: Connection, message: tuple, preset: Preset, rng: np.random.RandomState) -> None:
+    """A helper's first job, ("warm", a pickled private copy, team id): play the game on to a turn
+    (the preset's rollout policy) and search it briefly, then reply ("ready", None, 0), or
+    ("error", why, 0). Every helper's `serve` loop hands this message here."""
+    _, snapshot, team_id = message
+    try:
+        game = pickle.loads(snapshot)
+        if not game.state.available_actions:
+            game.set_available_actions()  # a game not started yet (`Agent.new_game` comes first): START_GAME
+        for _ in range(WARM_STEPS):
+            if game.state.game_over or (isinstance(game.get_procedure(), Turn)
+                                        and len(game_actions.legal_actions(game)) > 1):
+                break
+            game_actions.step(game, preset.rollout_policy(game, rng), preset.end_moves)
+        team = game.active_team or game.get_team_by_id(team_id)
+        run_search(game, budget=Budget(iterations=WARM_ITERATIONS), preset=preset, rng=rng, team=team, copy=False)
+        reply = ("ready", None, 0)
+    except Exception as exc:  # noqa: BLE001 - reported to the agent, which logs it once
+        reply = ("error", f"warming up: {type(exc).__name__}: {exc}", 0)
+    try:
+        conn.send(reply)
+    except (BrokenPipeError, OSError):
+        pass
 
 
 def process_context() -> multiprocessing.context.BaseContext:
@@ -100,15 +136,19 @@ class SearchWorkers:
         self.seeds = np.random.RandomState(seed)
         self._helpers: list = []  # (process, connection)
         self._late: Dict[Connection, int] = {}  # helpers that missed a deadline: the replies still to come
+        self._errors: List[str] = []  # failures found between decisions (`take_errors`)
         self._finalizer = weakref.finalize(self, _stop, self._helpers)
 
-    def start(self) -> None:
-        """Start the helpers that are not running (all of them at the start of a game)."""
+    def start(self, game: Optional[botbowl.Game] = None, team: Optional[botbowl.Team] = None) -> None:
+        """Start the helpers that are not running (all of them at the start of a game); with a
+        game, warm the new ones up on it (`warm_up`) and wait until they are ready, at most
+        `WARM_SECONDS`. One not ready by then is late: it is given its first decision all the same."""
         self._settle_late()
         alive = [(p, c) for p, c in self._helpers if p.is_alive()]
         _stop([h for h in self._helpers if h not in alive])
         self._helpers[:] = alive
         context = process_context()
+        started = []
         while len(self._helpers) < self.count - 1:
             ours, theirs = context.Pipe()
             process = context.Process(target=self.serve, args=(theirs, self.preset, int(self.seeds.randint(2 ** 31)),
@@ -117,6 +157,20 @@ class SearchWorkers:
             process.start()
             theirs.close()
             self._helpers.append((process, ours))
+            started.append(ours)
+        if game is not None and started:
+            team = team if team is not None else game.active_team
+            warming = self._send_to(started, ("warm", pickle.dumps(private_copy(game, seed=0),
+                                                                    protocol=pickle.HIGHEST_PROTOCOL),
+                                              None if team is None else team.team_id))
+            _, _, errors, late = self.collect(warming, time.perf_counter() + WARM_SECONDS - LATE_SECONDS)
+            self._errors += errors
+
+    def take_errors(self) -> List[str]:
+        """The failures found since the last call (a helper that failed to warm up, or never
+        answered a decision and was replaced)."""
+        errors, self._errors = self._errors, []
+        return errors
 
     def stop(self) -> None:
         _stop(self._helpers)
@@ -139,7 +193,7 @@ class SearchWorkers:
         value: the clock is the system's monotonic one, the same in every process) or for the
         budget's iterations; the connections that took the job. `game` is a private copy
         (`search_copy.private_copy`), sent as it is: the agent can search the same copy itself."""
-        return self._send_all(lambda snapshot: (snapshot, team.team_id, budget.iterations, deadline), game)
+        return self._send_all(lambda snapshot: ("search", snapshot, team.team_id, budget.iterations, deadline), game)
 
     def _send_all(self, message: Callable[[bytes], tuple], game: SearchGame) -> List[Connection]:
         """Send every helper `message(the pickled game)`; the connections that took it."""
@@ -147,18 +201,22 @@ class SearchWorkers:
             return []
         self.start()
         snapshot = pickle.dumps(game, protocol=pickle.HIGHEST_PROTOCOL)
+        return self._send_to([conn for _, conn in self._helpers], message(snapshot))
+
+    def _send_to(self, connections: List[Connection], message: tuple) -> List[Connection]:
+        """Send `message` to these helpers; the connections that took it."""
         sent = []
-        for process, conn in self._helpers:
+        for conn in connections:
             try:
-                conn.send(message(snapshot))
+                conn.send(message)
                 sent.append(conn)
             except (BrokenPipeError, OSError):
                 self._retire([conn])  # replaced at the next decision
         return sent
 
-    def collect(self, pending: List[Connection], deadline: Optional[float]) -> Tuple[List[RootStatistics], int, List[str]]:
-        """The helpers' replies that come by the deadline (plus `LATE_SECONDS`): statistics,
-        iterations, errors. A helper that does not answer in time is stopped, to be replaced."""
+    def collect(self, pending: List[Connection], deadline: Optional[float]) -> Tuple[list, int, List[str], int]:
+        """The helpers' replies that come by the deadline (plus `LATE_SECONDS`): their payloads,
+        iterations, errors, and how many were late (their replies are thrown away when they come)."""
         limit = time.perf_counter() + HANG_SECONDS if deadline is None else deadline + LATE_SECONDS
         results, iterations, errors = [], 0, []
         waiting = list(pending)
@@ -174,18 +232,17 @@ class SearchWorkers:
                     errors.append(f"a search worker died: {type(exc).__name__}")
                     self._retire([conn])
                     continue
-                if status == "ok":
+                if status == "error":
+                    errors.append(payload)
+                else:
                     results.append(payload)
                     iterations += done
-                else:
-                    errors.append(payload)
-        if waiting:
-            errors.append(f"{len(waiting)} search worker(s) did not answer in time")
-            self.late(waiting)
-        return results, iterations, errors
+        self.late(waiting)
+        return results, iterations, errors, len(waiting)
 
     def _settle_late(self) -> None:
-        """Throw away the late replies that came; stop the helpers whose reply still has not."""
+        """Throw away the late replies that came; stop the helpers whose reply still has not (a
+        failure) and those that died meanwhile (already reported as they died)."""
         for conn, due in list(self._late.items()):
             del self._late[conn]
             try:
@@ -194,6 +251,7 @@ class SearchWorkers:
                     due -= 1
                 if not due:
                     continue
+                self._errors.append("a search worker gave no answer by the next decision: replaced")
             except (EOFError, OSError):
                 pass
             self._retire([conn])
