@@ -144,7 +144,9 @@ class MCTSBot(botbowl.Agent):
     def act(self, game: botbowl.Game) -> Action:
         start = time.perf_counter()
         self.totals.decisions += 1
-        self.last_root = None  # release the previous tree before building the next (reuse_tree keeps a part)
+        # Release the previous tree before building the next (reuse_tree keeps a part); a decision
+        # made without a search leaves both None.
+        self.last_root = self.last_stats = None
         try:
             return self._in_game(game, self._decide(game, start))
         except Exception as exc:  # noqa: BLE001 - a bot that raises loses the rest of its series
@@ -216,7 +218,9 @@ class MCTSBot(botbowl.Agent):
         action = chosen.action
         if self.on_decision is not None:
             try:
-                self.on_decision(game, result, action)
+                # The tree's action points at the search copy's players and squares: the hook gets the game's.
+                self.on_decision(game, result, game_actions.localize(game, Action(action.action_type, action.position,
+                                                                                  action.player)))
             except Exception as exc:  # noqa: BLE001
                 log_failure_once(exc, "the on_decision hook raised; the decision stands")
         return action

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Train the learned value for one board from collected games (scripts/run.sh collect), score it on
 held-out games against the threat heuristic calibrated on the same training games, plot its
-calibration, and write the model where the package loads it (mcts_bot/models/value-<board>.npz).
+calibration, and write the model to results/models/value-<board>.npz; with --install, where the
+package loads it (mcts_bot/knowledge/models/value-<board>.npz), replacing the shipped one.
 
 The split is by game (a game's states are all in training or all in the test set); early
 stopping looks only at training games; the test games are scored once, at the end.
@@ -27,7 +28,10 @@ def main() -> None:
     parser.add_argument("--epochs", type=cli.positive_int, default=40, help="(default 40)")
     parser.add_argument("--test-share", type=float, default=0.2, help="share of games held out (default 0.2)")
     parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="split and initial weights (default 0)")
-    parser.add_argument("--out", type=Path, default=None, help="model file (default: the package's for the board)")
+    out = parser.add_mutually_exclusive_group()
+    out.add_argument("--out", type=Path, default=None, help="model file (default results/models/value-<board>.npz)")
+    out.add_argument("--install", action="store_true",
+                     help="write the model where the package loads it, replacing the shipped one")
     parser.add_argument("--plot", type=Path, default=None, help="calibration plot (default img/value-calibration-<board>.png)")
     args = parser.parse_args()
     if not 0 < args.test_share < 1 or not 0 <= args.lam <= 1:
@@ -55,12 +59,14 @@ def main() -> None:
     model.info = {"board": str(args.board), "games": str(len(train_games)), "records": str(records),
                   "target": args.target if args.target == "mc" else f"td({args.lam:g})", "hidden": str(args.hidden),
                   "test": json.dumps(results), "data": " ".join(map(str, folders))}
-    out = args.out or model_path(args.board)
+    out = model_path(args.board) if args.install else args.out or Path("results") / "models" / f"value-{args.board}.npz"
     model.save(out)
     plot = args.plot or Path("img") / f"value-calibration-{args.board}.png"
     training.calibration_plot(model, calibration, test_games, plot,
                               f"{args.board}-player board: {len(test_games)} held-out games")
     print(f"\nmodel: {out}; calibration plot: {plot}")
+    if not args.install:
+        print(f"to play with it: scripts/run.sh train_value ... --install (or copy it to {model_path(args.board)})")
 
 
 if __name__ == "__main__":

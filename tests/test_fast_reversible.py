@@ -1,22 +1,19 @@
 """The faster forward-model bookkeeping behaves exactly as botbowl's own, and only while a search uses it."""
 import subprocess
 import sys
-from copy import deepcopy
 from enum import Enum
 
 import numpy as np
 import pytest
-from botbowl.core import ActionType
 from botbowl.core.forward_model import AssignmentStep, CallableStep, Reversible, Trajectory
 from botbowl.core.model import Player, Square
-from botbowl.core.procedure import Block
 
 import mcts_bot
 from conftest import tree_data, turn_position
 from mcts_bot.adapter import actions, fast_reversible
 from mcts_bot.adapter.search_copy import private_copy
 from mcts_bot.core.policies import random_rollout_policy
-from mcts_bot.harness.games import random_position, make_game
+from mcts_bot.harness.games import make_game, random_position
 from mcts_bot.knowledge.scripted import scripted_action
 
 BOTBOWLS = (Reversible.__setattr__, Reversible.set_trajectory, Square.__init__)

@@ -15,8 +15,8 @@ from botbowl.core.table import CasualtyEffect, CasualtyType, OutcomeType, RollTy
 from conftest import action_key, turn_position, with_apothecaries
 from mcts_bot.adapter import actions
 from mcts_bot.adapter.hashing import game_state_hash, state_encoding
-from mcts_bot.core.policies import random_rollout_policy
 from mcts_bot.adapter.search_copy import private_copy
+from mcts_bot.core.policies import random_rollout_policy
 from mcts_bot.harness.games import BOARD_SIZES, random_position
 
 

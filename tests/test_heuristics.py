@@ -3,10 +3,10 @@ import numpy as np
 import pytest
 from botbowl.core import ActionType
 
-from conftest import action_key, advance_until, turn_position
+from conftest import action_key, advance_until, arranged_position, turn_position
 from mcts_bot.adapter import actions
 from mcts_bot.adapter.search_copy import private_copy
-from mcts_bot.knowledge.heuristics import game_result, material_heuristic, progress_heuristic
+from mcts_bot.knowledge.heuristics import game_result, material_heuristic, progress_heuristic, threat_heuristic
 from mcts_bot.knowledge.priors import action_priors, prior_order
 
 
@@ -163,3 +163,50 @@ def test_carrier_danger_equals_botbowls_adjacency(board):
             checked += 1
         actions.step(game, random_rollout_policy(game, rng))
     assert checked > 20
+
+
+@pytest.mark.parametrize("board,seed", [(1, 0), (3, 1), (5, 2), (11, 3)])
+def test_threat_heuristic_is_a_probability_both_teams_agree_on(board, seed):
+    game = turn_position(board, seed)
+    home, away = game.state.home_team, game.state.away_team
+    for _ in range(25):
+        h, a = threat_heuristic(game, home), threat_heuristic(game, away)
+        assert 0.0 < h < 1.0 and h + a == pytest.approx(1.0)
+        actions.step(game, actions.legal_actions(game)[0])
+        if game.state.game_over:
+            break
+
+
+def test_threat_heuristic_a_lead_counts_more_as_the_game_runs_out():
+    game = arranged_position(3, "home", ours={0: (8, 2)}, theirs={0: (8, 4)}, ball=(6, 3))
+    team = game.active_team
+    level = threat_heuristic(game, team)
+    team.state.score += 1
+    early = threat_heuristic(game, team)
+    team.state.turn = game.config.rounds  # the last turn of the first half
+    game.state.half = 2
+    late = threat_heuristic(game, team)
+    assert level < early < late
+    game.state.game_over = True
+    assert threat_heuristic(game, team) == game_result(game, team) == 1.0
+
+
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_threat_heuristic_a_caged_carrier_is_safer_than_a_surrounded_one(side):
+    # Our carrier six squares out on the big board; three team-mates around it and the opponents out of blitz range,
+    # or three opponents beside it.
+    caged = arranged_position(11, side, ours={0: (6, 7), 1: (7, 6), 2: (7, 8), 3: (5, 7)},
+                              theirs={0: (20, 5), 1: (20, 7), 2: (20, 9)}, carrier=0)
+    marked = arranged_position(11, side, ours={0: (6, 7), 1: (20, 5), 2: (20, 7), 3: (20, 9)},
+                               theirs={0: (7, 6), 1: (7, 8), 2: (5, 7)}, carrier=0)
+    # The heuristic reads the board as if our turn ended now: the opponents move next.
+    values = [threat_heuristic(game, game.active_team) for game in (caged, marked)]
+    assert values[0] > values[1] + 0.1
+
+
+def test_threat_heuristic_players_lost_cost():
+    game = arranged_position(5, "home", ours={0: (8, 2), 1: (8, 4)}, theirs={0: (12, 2), 1: (12, 4)}, ball=(10, 3))
+    team = game.active_team
+    full = threat_heuristic(game, team)
+    game.pitch_to_casualties(team.players[1])
+    assert threat_heuristic(game, team) < full

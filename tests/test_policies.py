@@ -2,8 +2,10 @@
 import math
 import random
 
+import pytest
+
 from conftest import node_with
-from mcts_bot.core.policies import most_visited, normalized_ucb1, puct, ucb1
+from mcts_bot.core.policies import most_visited, normalized_ucb1, puct, robust_child, ucb1
 
 
 def test_ucb1_maximises_on_our_nodes():
@@ -119,3 +121,44 @@ def test_a_childs_bias_adds_to_its_score():
     assert ucb1(node) is node.children[0] and normalized_ucb1(node) is node.children[0]
     node.children[1].bias = 2.0
     assert ucb1(node) is node.children[1] and normalized_ucb1(node) is node.children[1]
+
+
+def _rooted(stats, priors, spread):
+    """A root with these (visits, mean) children and priors, whose values spread by `spread`."""
+    node = with_priors(node_with([(visits, visits * mean) for visits, mean in stats]), priors)
+    n = node.visits
+    mean = node.total_value / n
+    node.total_square = n * (spread ** 2 * (n - 1) / n + mean ** 2)
+    return node
+
+
+def test_robust_child_keeps_the_priors_choice_unless_another_is_better_beyond_doubt():
+    # Second child 0.52 against the first's 0.50 over 10 visits, values spread by 0.1: its lower
+    # bound 0.52 - 0.1 / sqrt(10) = 0.488 is below 0.50, so the prior's choice stays.
+    node = _rooted([(20, 0.50), (10, 0.52)], [0.6, 0.4], spread=0.1)
+    assert robust_child(node) is node.children[0]
+    # The same gap with a fifth of the spread (the least it counts with) is beyond doubt: 0.52 -
+    # 0.02 / sqrt(10) > 0.50.
+    calm = _rooted([(20, 0.50), (10, 0.52)], [0.6, 0.4], spread=0.01)
+    assert robust_child(calm) is calm.children[1]
+    clear = _rooted([(20, 0.50), (30, 0.60)], [0.6, 0.4], spread=0.1)
+    assert robust_child(clear) is clear.children[1]
+    # Not the most visited either: the best lower bound wins among the others.
+    three = _rooted([(40, 0.50), (30, 0.56), (6, 0.70)], [0.5, 0.3, 0.2], spread=0.1)
+    assert robust_child(three) is three.children[2]  # 0.70 - 0.1 / sqrt(6) = 0.659 beats 0.56 - 0.018
+
+
+def test_robust_child_when_the_search_turned_away_from_the_priors_choice():
+    # The first child has fewer than min_visits visits: the best lower bound among the others.
+    node = _rooted([(2, 0.9), (20, 0.45), (10, 0.55)], [0.7, 0.2, 0.1], spread=0.1)
+    assert robust_child(node) is node.children[2]
+    # Nobody with min_visits: the most visited.
+    few = _rooted([(3, 0.5), (2, 0.9)], [0.7, 0.3], spread=0.1)
+    assert robust_child(few) is few.children[0]
+
+
+def test_robust_child_without_priors_is_most_visited():
+    node = node_with([(5, 4.0), (9, 3.0), (7, 6.0)])
+    assert robust_child(node) is most_visited(node) is node.children[1]
+    with pytest.raises(ValueError, match="at least one child"):
+        robust_child(node_with([]))

@@ -192,9 +192,11 @@ class Search:
             try:
                 path = self._select_and_expand(root)
             except _StaleNode as stale:
-                # Two states shared a node (a hash collision) and a stored action does not fit
-                # this one: rebuild the node for this state and drop the iteration.
-                stale.node.actions, stale.node.children = game_actions.legal_actions(self.game), []
+                # A stored action does not fit the state this node stands for now (with a state
+                # key that cannot merge two states, a stale tree kept across decisions): rebuild
+                # the node for this state and drop the iteration.
+                fresh = self.new_node(stale.node.key)
+                stale.node.actions, stale.node.biases, stale.node.children = fresh.actions, fresh.biases, []
                 return False
             if self.preset.rollouts:
                 self.rollout()

@@ -14,7 +14,6 @@ from typing import Optional
 import botbowl
 from botbowl.core import Action
 
-from mcts_bot.adapter import actions as game_actions
 from mcts_bot.agent import MCTSBot, check_parallel
 from mcts_bot.core.search import Budget
 from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of
@@ -96,7 +95,9 @@ class CheckedAgent(botbowl.Agent):
         except Exception:
             self.exceptions += 1
             raise
-        if not game_actions.is_available(game, action):
+        # botbowl's own check (its game loop raises on what it refuses), on a copy: it fills in a
+        # missing player or square. Independent of the bot's own `actions.is_available`.
+        if not game._is_action_allowed(Action(action.action_type, position=action.position, player=action.player)):
             self.illegal += 1
         clock = game.get_clock(team) if game.config.competition_mode and team is not None else None
         if clock is not None:

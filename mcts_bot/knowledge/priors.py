@@ -20,6 +20,7 @@ from botbowl.core.procedure import Block
 
 from mcts_bot.adapter.actions import same_action
 from mcts_bot.knowledge.scripted import SELECT_DIE, Board, block_value, die_value, scripted_action, square_value
+from mcts_bot.logs import log_failure_once
 
 FAILURE = 1.0  # a failed move or block costs the turn, and maybe the ball
 TOUCHDOWN = 2.0
@@ -249,7 +250,8 @@ def knowledge_priors(game: botbowl.Game, actions: List[Action]) -> List[float]:
         logits.append(logit)
     try:
         chosen = scripted_action(game)
-    except Exception:  # noqa: BLE001 - priors stay usable without the script's opinion
+    except Exception as exc:  # noqa: BLE001 - priors stay usable without the script's opinion
+        log_failure_once(exc, "the scripted policy failed inside the priors; they go on without its choice")
         chosen = None
     if chosen is not None:
         for i, action in enumerate(actions):

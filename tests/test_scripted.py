@@ -1,6 +1,10 @@
-"""Tactics a coach expects, in hand-arranged positions, as home and as away (default preset,
-seeded, iteration budgets): score when the way is free, pick up a loose ball, no -2 dice blocks
-when something safer is on offer, no END_TURN while a free touchdown or pick-up is there."""
+"""The scripted policy (the sparring partner, and the knowledge the default search plays with: its
+prior's first choice and its completions) plays what a coach expects, in hand-arranged positions,
+as home and as away: score when the way is free, pick up a loose ball, no -2 dice blocks when
+something safer is on offer, no END_TURN while a free touchdown or pick-up is there.
+
+These test the knowledge, not the search (a search that ignored its values would pass them too,
+playing its prior's first choice): `test_tactics.py` has positions only a search gets right."""
 import pytest
 from botbowl.core import ActionType
 
@@ -8,11 +12,10 @@ import mcts_bot
 from conftest import arranged_position, play_out_turn
 
 SIDES = ["home", "away"]
-ITERATIONS = 100
 
 
 def bot(seed=0):
-    return mcts_bot.MCTSBot(seconds=None, iterations=ITERATIONS, seed=seed)
+    return mcts_bot.ScriptedBot(seed=seed)
 
 
 def free_touchdown(side):
@@ -57,14 +60,14 @@ def test_no_minus_two_dice_block_when_safer_actions_exist(side, seed):
     lineman = game.active_team.players[3]
     blocks = []
 
-    class Watch(mcts_bot.MCTSBot):
+    class Watch(mcts_bot.ScriptedBot):
         def act(self, g):
             action = super().act(g)
             if action.action_type == ActionType.BLOCK:
                 blocks.append(g.num_block_dice(g.state.active_player, g.get_player_at(action.position)))
             return action
 
-    play_out_turn(game, Watch(seconds=None, iterations=ITERATIONS, seed=seed))
+    play_out_turn(game, Watch(seed=seed))
     assert game.num_block_dice(lineman, game.get_opp_team(lineman.team).players[0]) == -2  # the setting holds
     assert all(dice > -2 for dice in blocks), f"blocks thrown at {blocks} dice"
 

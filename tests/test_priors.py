@@ -1,0 +1,77 @@
+"""The default's knowledge priors: a probability per action, led by the scripted choice, ordered as a coach would."""
+import math
+
+import numpy as np
+import pytest
+from botbowl.core import Action, ActionType
+
+from conftest import action_key, arranged_position, turn_position
+from mcts_bot.adapter.actions import legal_actions
+from mcts_bot.knowledge import priors as priors_module
+from mcts_bot.knowledge.priors import SCRIPTED_BONUS, knowledge_priors
+from mcts_bot.knowledge.scripted import scripted_action
+
+
+@pytest.mark.parametrize("board,seed", [(1, 0), (3, 1), (5, 2), (11, 3)])
+def test_a_probability_for_each_action(board, seed):
+    game = turn_position(board, seed)
+    actions = legal_actions(game)
+    priors = knowledge_priors(game, actions)
+    assert len(priors) == len(actions) and math.isclose(sum(priors), 1.0) and min(priors) > 0
+    # Unless the state alone already ranks it first, the scripted policy's choice leads.
+    chosen = action_key(scripted_action(game))
+    assert action_key(actions[int(np.argmax(priors))]) == chosen
+    assert knowledge_priors(game, []) == []
+
+
+def test_the_scripted_choice_gets_its_bonus(monkeypatch):
+    # Whatever the scripted policy picks gets SCRIPTED_BONUS logits over what the state says of it.
+    game = turn_position(3, seed=4)
+    actions = legal_actions(game)
+    monkeypatch.setattr(priors_module, "scripted_action", lambda g, rng=None: Action(ActionType.END_TURN))
+    with_bonus = knowledge_priors(game, actions)
+    monkeypatch.setattr(priors_module, "scripted_action", lambda g, rng=None: Action(ActionType.PLACE_PLAYER))
+    without = knowledge_priors(game, actions)  # a choice no action matches: no bonus for anyone (as below)
+    end = next(i for i, a in enumerate(actions) if a.action_type == ActionType.END_TURN)
+    other = next(i for i, a in enumerate(actions) if i != end)
+    ratio = (with_bonus[end] / with_bonus[other]) / (without[end] / without[other])
+    assert ratio == pytest.approx(math.exp(SCRIPTED_BONUS))
+    # On its own, END_TURN comes after every move a player could start.
+    assert without[end] < min(p for a, p in zip(actions, without) if a.action_type == ActionType.START_MOVE)
+
+
+def test_a_scripted_failure_is_logged_once_and_the_priors_go_on(monkeypatch, caplog):
+    def broken(game, rng=None):
+        raise RuntimeError("no plan")
+
+    monkeypatch.setattr(priors_module, "scripted_action", broken)
+    game = turn_position(3, seed=5)
+    actions = legal_actions(game)
+    with caplog.at_level("DEBUG", logger="mcts_bot"):
+        first = knowledge_priors(game, actions)
+        knowledge_priors(game, actions)
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and "no plan" in errors[0].getMessage()
+    assert math.isclose(sum(first), 1.0)
+
+
+@pytest.fixture
+def no_scripted_choice(monkeypatch):
+    """The priors without the scripted policy's opinion: what the state alone says of each action."""
+    monkeypatch.setattr(priors_module, "scripted_action", lambda g, rng=None: Action(ActionType.PLACE_PLAYER))
+
+
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_a_two_dice_block_before_a_minus_two_one(side, no_scripted_choice):
+    # Our blitzer (ST 3, roster index 0) beside one ST 3 opponent with a team-mate assisting: 2
+    # dice for; our lineman (index 3) beside three opponents: -2 dice. Block starts are ranked by
+    # their best block.
+    game = arranged_position(3, side, ours={0: (6, 1), 1: (6, 2), 3: (8, 5)},
+                             theirs={0: (5, 1), 1: (9, 4), 2: (8, 4), 3: (7, 4)}, ball=(10, 3))
+    team, opp = game.active_team, game.get_opp_team(game.active_team)
+    strong, weak = team.players[0], team.players[3]
+    assert game.num_block_dice(strong, opp.players[0]) == 2 and game.num_block_dice(weak, opp.players[2]) == -2
+    actions = legal_actions(game)
+    priors = dict(zip(map(action_key, actions), knowledge_priors(game, actions)))
+    block = lambda player: priors[action_key(Action(ActionType.START_BLOCK, player=player))]  # noqa: E731
+    assert block(strong) > block(weak)
