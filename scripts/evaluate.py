@@ -15,6 +15,7 @@ from mcts_bot.core.search import Budget
 from mcts_bot.harness import cli, evaluation
 from mcts_bot.harness.bots import check_bot
 from mcts_bot.harness.games import BOARD_SIZES
+from mcts_bot.harness.records import read_results
 
 ROLLOUTS = {"on": (True,), "off": (False,), "both": (True, False), "preset": None}
 
@@ -61,7 +62,7 @@ def main() -> None:
 
     results = args.out / evaluation.RESULTS_FILE
     if args.report:
-        records = evaluation.read_results(results)
+        records = read_results(results)
         try:
             title = evaluation.describe_records(records)
         except ValueError as exc:

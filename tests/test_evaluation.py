@@ -3,10 +3,12 @@ import json
 import os
 from dataclasses import asdict
 
+import botbowl
 import pytest
 
 from conftest import run_script
 from mcts_bot.harness import evaluation
+from mcts_bot.harness.bots import check_bot, make_bot
 from mcts_bot.harness.matches import GameSpec, make_opponent, play_game
 
 
@@ -202,3 +204,53 @@ def test_a_record_counts_an_mcts_opponents_iterations():
     record = play_game(GameSpec(board=1, side="away", rollouts=False, seed=3, opponent="mcts", iterations=4))
     assert record["crash"] is None and record["mean_iterations"] > 0
     assert 0 < record["opponent_mean_iterations"] <= 4
+
+
+USER_BOT = '''
+import botbowl
+from botbowl.ai.bots.random_bot import RandomBot
+
+
+class SeededBot(RandomBot):
+    """Takes a seed, as botbowl's random bot does."""
+
+
+class NamedBot(RandomBot):
+    def __init__(self, name):
+        super().__init__(name, seed=5)
+
+
+class NotAnAgent:
+    pass
+'''
+
+
+def test_any_agent_in_a_file_can_be_the_opponent(tmp_path):
+    path = tmp_path / "user_bot.py"
+    path.write_text(USER_BOT, encoding="utf-8")
+    seeded = check_bot(f"{path}:SeededBot")
+    assert isinstance(make_bot(seeded, seed=3), botbowl.Agent) and make_bot(f"{path}:NamedBot", seed=3).name == "NamedBot"
+    spec = GameSpec(board=1, side="away", rollouts=False, seed=4, iterations=5, opponent=seeded)
+    record = play_game(spec)
+    assert record["crash"] is None and record["result"] in ("win", "draw", "loss")
+    assert record["illegal_actions"] == record["opponent_illegal_actions"] == 0
+
+
+@pytest.mark.parametrize("name,message", [
+    ("{dir}/missing.py:Bot", "no bot file"),
+    ("{dir}/user_bot.py:Nope", "defines no 'Nope': its botbowl Agent classes are NamedBot, RandomBot, SeededBot"),
+    ("{dir}/user_bot.py:NotAnAgent", "'NotAnAgent' in .* is not a botbowl Agent subclass"),
+    ("{dir}/broken.py:Bot", "importing the bot file .* failed: ZeroDivisionError"),
+    ("alphago", "unknown bot 'alphago': choose one of mcts, .* or a bot of your own as path/to/file.py:ClassName"),
+])
+def test_a_bad_bot_name_says_what_is_wrong(tmp_path, name, message):
+    (tmp_path / "user_bot.py").write_text(USER_BOT, encoding="utf-8")
+    (tmp_path / "broken.py").write_text("1 / 0\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
+        check_bot(name.format(dir=tmp_path))
+
+
+def test_the_scripts_take_a_file_bot_and_refuse_a_bad_one(tmp_path):
+    result = run_script("evaluate", "--boards", "1", "--games", "1", "--iterations", "5", "--opponent",
+                        f"{tmp_path}/nothing.py:Bot", "--out", tmp_path / "out")
+    assert result.returncode == 2 and "no bot file" in result.stderr

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
-import os
 import sys
 import zlib
 from collections import defaultdict
@@ -25,13 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
-from tqdm import tqdm
-
 from mcts_bot.core.search import Budget
 from mcts_bot.harness import plots
 from mcts_bot.harness.games import check_team
 from mcts_bot.harness.matches import SIDES, GameSpec, play_game
-from mcts_bot.harness.parallel import check_backend, run_tasks
+from mcts_bot.harness.records import play_missing
 
 RESULTS_FILE = "games.jsonl"
 
@@ -97,23 +93,6 @@ class Settings:
 
 # ----------------------------------------------------------------------------------------- results
 
-def read_results(path: Path) -> List[dict]:
-    """The records in a results file; a last line cut off by an interruption is ignored."""
-    if not path.exists():
-        return []
-    records = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue  # a half-written last line from an interrupted run: that game is played again
-    return records
-
-
 # What makes games comparable in one table; board, side, rollouts and seed are what the table varies.
 SETTING_FIELDS = ("preset", "opponent", "seconds", "iterations", "team", "competition", "opponent_seconds")
 
@@ -138,24 +117,6 @@ def describe_records(records: Sequence[dict]) -> str:
             + (", competition clocks" if competition else ""))
 
 
-def drop_partial_last_line(path: Path) -> None:
-    """Cut a last line that an interruption left without its newline, so appends start on a fresh line."""
-    if not path.exists():
-        return
-    with open(path, "rb+") as f:
-        data = f.read()
-        if data and not data.endswith(b"\n"):
-            f.truncate(data.rfind(b"\n") + 1)
-
-
-def append_result(path: Path, record: dict) -> None:
-    """Append one game's record and make sure it is on disk before going on."""
-    with open(path, "a", encoding="utf-8") as f:
-        f.write(json.dumps(record) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-
-
 # ------------------------------------------------------------------------------------------ running
 
 def run(settings: Settings, out: Path, *, workers: int = 1, backend: str = "local",
@@ -165,29 +126,11 @@ def run(settings: Settings, out: Path, *, workers: int = 1, backend: str = "loca
 
     Returns every record of these settings in `out` (earlier ones included), in the settings' order.
     """
-    check_backend(workers, backend)
-    out.mkdir(parents=True, exist_ok=True)
-    results_path = out / RESULTS_FILE
-    drop_partial_last_line(results_path)
-    specs = settings.specs()
-    done = {record["key"]: record for record in read_results(results_path)}
-    todo = [spec for spec in specs if spec.key not in done]
-    finished = len(specs) - len(todo)
-    wins = sum(1 for spec in specs if done.get(spec.key, {}).get("result") == "win")
-    bar = tqdm(total=len(specs), initial=finished, unit="game", disable=not progress,
-               dynamic_ncols=True, file=sys.stderr)
-    games = run_tasks(play_game, todo, workers=workers, backend=backend, ray_address=ray_address)
-    for record in games:
-        append_result(results_path, record)
-        done[record["key"]] = record
-        finished += 1
-        wins += record["result"] == "win"
-        bar.set_postfix_str(f"MCTS win rate {100 * wins / finished:.0f}%", refresh=False)
-        bar.update()
-        if on_result:
-            on_result(record)
-    bar.close()
-    return [done[spec.key] for spec in specs]
+    def win_rate(records: List[dict]) -> str:
+        return f"MCTS win rate {100 * sum(r['result'] == 'win' for r in records) / len(records):.0f}%"
+
+    return play_missing(settings.specs(), play_game, out / RESULTS_FILE, workers=workers, backend=backend,
+                        ray_address=ray_address, progress=progress, on_result=on_result, postfix=win_rate)
 
 
 # ------------------------------------------------------------------------------------------ summary

@@ -112,6 +112,18 @@ def make_opponent(spec: GameSpec) -> botbowl.Agent:
     return make_bot(spec.opponent, seed=spec.seed + 1, seconds=seconds, iterations=spec.iterations)
 
 
+def play_to_the_end(game: botbowl.Game) -> Optional[str]:
+    """Play a game between two bots to its end (botbowl plays it all inside `init`); the traceback
+    if it crashed or stopped early (recorded with the game, where the soak test counts it), else None."""
+    try:
+        game.init()
+        if not game.state.game_over:
+            raise RuntimeError("the game stopped before its end")
+    except Exception:  # noqa: BLE001 - a crash is a result, not the end of the run
+        return traceback.format_exc()
+    return None
+
+
 def play_game(spec: GameSpec) -> dict:
     """Play the game and return its record (a JSON-ready dict); a crash is recorded, not raised."""
     mcts = CheckedAgent(MCTSBot("mcts", seconds=spec.seconds, iterations=spec.iterations, preset=spec.preset,
@@ -122,13 +134,7 @@ def play_game(spec: GameSpec) -> dict:
     game = make_game(spec.board, home, away, seed=spec.seed, competition=spec.competition, team=spec.team,
                      game_id=spec.key)
     start = time.time()
-    crash = None
-    try:
-        game.init()  # both agents are bots: botbowl plays the whole game here
-        if not game.state.game_over:
-            raise RuntimeError("the game stopped before its end")
-    except Exception:  # noqa: BLE001 - recorded in the results, where the soak test counts it
-        crash = traceback.format_exc()
+    crash = play_to_the_end(game)
     seconds = time.time() - start
     mcts_team = game.state.home_team if spec.side == "home" else game.state.away_team
     opponent_team = game.get_opp_team(mcts_team)

@@ -1,0 +1,800 @@
+"""A trace of a game, counted: how a bot wins or loses, not only the score.
+
+Two bots play seeded games on a board, each bot at home in half of them. `TracedAgent` wraps each
+bot: before every decision it hands the game to a `GameTracer`, which reads the reports botbowl
+appended since the last decision (`game.state.reports`, botbowl's own record of the game; the
+game itself is never changed) and looks at the board where a count needs it (the start of a
+team's turn, and its end). The counts, one team's over one game (`Counts`):
+
+- touchdowns: TOUCHDOWN reports of the team.
+- possessions: the team's player comes to hold the ball (SUCCESSFUL_CATCH, SUCCESSFUL_PICKUP,
+  INTERCEPTION, or a touchback placing the ball on him) and the last team to hold the ball in this
+  drive was the other one, or nobody held it since the kick-off. A drive ends with a touchdown or
+  the half. So a completed pass or hand-off, or a fumble picked up again by a teammate, does not
+  start a new possession; a ball the other team held in between does.
+- turns: the team's turns (TURN_START; the kick-off's Blitz! and Quick Snap! turns are not turns).
+- turns with the ball: turns that start with one of the team's players holding the ball.
+- free receivers: at the start of a turn with the ball, the team's other players who are standing,
+  in no opposing tackle zone, and at most MA + 2 squares (columns) from the opponents' endzone.
+- squares gained: over the turns with the ball in which the ball was never loose (no fumble, no
+  bounce, no interception: a completed pass or hand-off keeps it) and that end with the team
+  holding it or scoring, the ball's distance to the opponents' endzone at the start minus at the
+  end (0 at a touchdown); "gained nothing" is a gain of 0 or less.
+- carrier at the end of the turn: turns that end (not by a touchdown) with the team holding the
+  ball: the carrier within 2 squares of a touchline (y <= 2 or y >= height - 3, botbowl's arena
+  counting its out-of-bounds border; on the 1- and 3-player boards that is every row but the
+  middle one), and the standing teammates next to him (guards: 0, 1, 2+).
+- passes tried (the PASS actions the bot chose; a Dump-off is not one) and completed (caught by a
+  teammate before the ball touched the ground), intercepted; hand-offs tried (HANDOFF reports) and
+  completed (the same).
+- catches, dodges, pick-ups and GFIs tried and failed: one try is one roll and its re-roll, if any;
+  it failed if its last roll failed.
+- team re-rolls used (REROLL_USED), skill re-rolls used (Dodge, Sure Feet, Sure Hands, Catch,
+  Pass, or a successful Pro roll).
+- blocks (one per block, its re-rolled dice included), blocks of the opposing carrier (the
+  defender held the ball when the dice were rolled).
+- turnovers (TURNOVER reports) by cause: the first failure of the team's current player action
+  that ends it: a failed dodge, GFI or pick-up (after re-rolls), a pass or hand-off not caught by
+  a teammate (dropped, fumbled, intercepted), the blocker knocked down by his own block; anything
+  else (a fouler sent off, say) is "other".
+- blitzes (BLITZ_ACTION_STARTED) and those without a block (no block dice rolled by the blitzer
+  before his team's next action or the end of the turn).
+
+A turn that ends by a turnover on the last turn of a half with the team still holding the ball is
+not looked at (the board is cleared before the next decision): `GameTracer.unobserved_turn_ends`
+counts those turns.
+"""
+from __future__ import annotations
+
+import time
+import zlib
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+import botbowl
+from botbowl.core import Action, ActionType
+from botbowl.core.procedure import Turn
+from botbowl.core.table import OutcomeType, Skill
+
+from mcts_bot.core.search import Budget
+from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of
+from mcts_bot.harness.evaluation import wilson_interval
+from mcts_bot.harness.games import check_board_size, make_game
+from mcts_bot.harness.matches import SIDES, play_to_the_end
+from mcts_bot.harness.records import play_missing
+
+RESULTS_FILE = "traces.jsonl"
+TABLE_FILE = "trace.md"
+ROLES = ("A", "B")  # the two bots of a matchup, in the order given
+TURNOVER_CAUSES = ("dodge", "gfi", "pickup", "ball", "knocked_down", "other")
+
+
+@dataclass
+class Counts:
+    """One team's counts over a game, or summed over games (see the module doc for each one)."""
+
+    touchdowns: int = 0
+    possessions: int = 0
+    turns: int = 0
+    turns_with_ball: int = 0
+    free_receivers: int = 0  # summed over the turns with the ball
+    turns_with_free_receiver: int = 0
+    kept_turns: int = 0  # turns with the ball, never loose, ending held or in a touchdown
+    squares_gained: int = 0  # summed over the kept turns
+    kept_turns_no_gain: int = 0
+    turn_ends_with_ball: int = 0
+    sideline_ends: int = 0
+    guards_0: int = 0
+    guards_1: int = 0
+    guards_2_plus: int = 0
+    passes_tried: int = 0
+    passes_completed: int = 0
+    passes_intercepted: int = 0
+    handoffs_tried: int = 0
+    handoffs_completed: int = 0
+    catches_tried: int = 0
+    catches_failed: int = 0
+    dodges_tried: int = 0
+    dodges_failed: int = 0
+    pickups_tried: int = 0
+    pickups_failed: int = 0
+    gfis_tried: int = 0
+    gfis_failed: int = 0
+    team_rerolls: int = 0
+    skill_rerolls: int = 0
+    blocks: int = 0
+    carrier_blocks: int = 0
+    turnovers: int = 0
+    turnovers_dodge: int = 0
+    turnovers_gfi: int = 0
+    turnovers_pickup: int = 0
+    turnovers_ball: int = 0
+    turnovers_knocked_down: int = 0
+    turnovers_other: int = 0
+    blitzes: int = 0
+    blitzes_without_block: int = 0
+
+    def add(self, other: "Counts") -> None:
+        for f in fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Counts":
+        return cls(**{f.name: data.get(f.name, 0) for f in fields(cls)})
+
+
+# ------------------------------------------------------------------------------------------ reading
+
+# Rolls that can be re-rolled: (kind, success) per report.
+_ROLLS = {
+    OutcomeType.SUCCESSFUL_DODGE: ("dodges", True), OutcomeType.FAILED_DODGE: ("dodges", False),
+    OutcomeType.SUCCESSFUL_GFI: ("gfis", True), OutcomeType.FAILED_GFI: ("gfis", False),
+    OutcomeType.SUCCESSFUL_PICKUP: ("pickups", True), OutcomeType.FAILED_PICKUP: ("pickups", False),
+    OutcomeType.SUCCESSFUL_CATCH: ("catches", True), OutcomeType.FAILED_CATCH: ("catches", False),
+}
+# The turnover cause of a failed roll (a failed catch ends a pass or hand-off, counted as such).
+_ROLL_CAUSES = {"dodges": "dodge", "gfis": "gfi", "pickups": "pickup"}
+# Reports botbowl makes between a failed roll and its re-roll.
+_REROLL_REPORTS = {OutcomeType.REROLL_USED, OutcomeType.SKILL_USED, OutcomeType.SUCCESSFUL_PRO,
+                   OutcomeType.FAILED_PRO, OutcomeType.SUCCESSFUL_LONER, OutcomeType.FAILED_LONER}
+_REROLL_SKILLS = {Skill.DODGE, Skill.SURE_FEET, Skill.SURE_HANDS, Skill.CATCH, Skill.PASS}
+_ACTION_STARTS = {OutcomeType.MOVE_ACTION_STARTED, OutcomeType.BLOCK_ACTION_STARTED,
+                  OutcomeType.BLITZ_ACTION_STARTED, OutcomeType.PASS_ACTION_STARTED,
+                  OutcomeType.FOUL_ACTION_STARTED, OutcomeType.HANDOFF_ACTION_STARTED}
+_OUT_OF_TURN_ENDS = {OutcomeType.END_OF_BLITZ, OutcomeType.END_OF_QUICK_SNAP}
+_HALF_ENDS = {OutcomeType.END_OF_FIRST_HALF, OutcomeType.END_OF_SECOND_HALF}
+
+
+def _team_id(player) -> str:
+    return player.team.team_id
+
+
+def carrier(game: botbowl.Game):
+    """The player holding the ball, or None (a ball on the ground or in the air has no carrier)."""
+    ball = game.get_ball()
+    if ball is None or not ball.is_carried or ball.position is None:
+        return None
+    return game.get_player_at(ball.position)
+
+
+def distance_to_endzone(game: botbowl.Game, team: botbowl.Team, x: int) -> int:
+    """Columns from x to the endzone `team` scores in."""
+    return abs(x - game.get_opp_endzone_x(team))
+
+
+def on_sideline(game: botbowl.Game, square) -> bool:
+    """Within 2 squares of a touchline: rows 1-2 or the last two rows inside botbowl's border."""
+    return square.y <= 2 or square.y >= game.state.pitch.height - 3
+
+
+def guards(game: botbowl.Game, player) -> int:
+    """Standing teammates next to `player`."""
+    return len(game.get_adjacent_players(player.position, team=player.team, down=False))
+
+
+def free_receivers(game: botbowl.Game, ball_carrier) -> int:
+    """The carrier's teammates standing, in no opposing tackle zone, within MA + 2 of the endzone."""
+    team = ball_carrier.team
+    return sum(1 for player in game.get_players_on_pitch(team, up=True)
+               if player is not ball_carrier and game.num_tackle_zones_in(player) == 0
+               and distance_to_endzone(game, team, player.position.x) <= player.get_ma() + 2)
+
+
+@dataclass
+class _Turn:
+    team: str
+    measured: bool = False
+    with_ball: bool = False
+    kept: bool = False  # the ball was never loose since the start
+    start_distance: int = 0
+
+
+@dataclass
+class _Try:
+    kind: str
+    player_id: str
+    team: str
+    token: int
+    failed: bool
+    rerolled: bool = False
+
+
+@dataclass(frozen=True)
+class _TurnEnd:
+    """The board at the end of a turn, as far as the counts need it."""
+
+    holder_team: Optional[str]
+    distance: int = 0
+    sideline: bool = False
+    guards: int = 0
+
+
+class GameTracer:
+    """Counts one game from its reports and a look at the board at each decision.
+
+    Call `observe(game)` before each decision, `chosen(game, action)` after it, and `finish(game)`
+    when the game is over. A tracer made during a turn counts that turn from there (and a ball
+    already held then as held, without a possession).
+    """
+
+    def __init__(self, game: botbowl.Game):
+        self.teams = {team.team_id: team for team in (game.state.home_team, game.state.away_team)}
+        self.counts: Dict[str, Counts] = {team_id: Counts() for team_id in self.teams}
+        self.holder_mismatches = 0  # the board showed another carrier than the reports said (should stay 0)
+        self.unobserved_turn_ends = 0
+        self._seen = len(game.state.reports)
+        self._holder: Optional[Tuple[str, str]] = None  # (player id, team id) of the carrier
+        self._last_holder_team: Optional[str] = None  # in this drive
+        self._turn: Optional[_Turn] = None
+        self._ended_by_turnover: Optional[_Turn] = None  # looked at after the reports of this decision
+        self._end_turn: Optional[Tuple[_Turn, _TurnEnd]] = None  # the board when END_TURN was chosen
+        self._flight: Optional[Tuple[str, str]] = None  # ("pass" or "handoff", team id), not yet caught or lost
+        self._try: Optional[_Try] = None
+        self._tokens = 0
+        self._cause: Optional[Tuple[str, Optional[int]]] = None  # of a turnover in this player action
+        self._block: Optional[Tuple[str, str]] = None  # (attacker id, defender id) of this action's last block
+        self._block_rolled = False  # its dice are rolled and not chosen yet: another roll is a re-roll
+        self._blitz: Optional[List] = None  # [team id, player id, blocked]
+        proc = game.get_current_turn_proc()
+        if proc is not None and not proc.blitz and not proc.quick_snap and not game.state.game_over:
+            self._start_turn(proc.team.team_id)
+        holder = carrier(game)
+        if holder is not None:
+            self._holder = (holder.player_id, _team_id(holder))
+            self._last_holder_team = _team_id(holder)
+
+    # ------------------------------------------------------------------------------------ the API
+
+    def observe(self, game: botbowl.Game) -> None:
+        """Read the reports since the last call and look at the board where a count needs it."""
+        reports = game.state.reports
+        for report in reports[self._seen:]:
+            self._read(report)
+        self._seen = len(reports)
+        self._reconcile(game)
+        if self._ended_by_turnover is not None:
+            turn, self._ended_by_turnover = self._ended_by_turnover, None
+            if game.get_ball() is None:  # the half ended and the board was cleared before we could look
+                self.unobserved_turn_ends += 1
+            else:
+                self._finish_turn(turn, self._turn_end(game, turn))
+        if self._turn is not None and not self._turn.measured:
+            self._measure_start(game, self._turn)
+
+    def chosen(self, game: botbowl.Game, action: Optional[Action]) -> None:
+        """What the deciding bot chose: a pass is tried, or the turn ends as the board stands."""
+        if action is None:
+            return
+        if action.action_type == ActionType.PASS and game.state.active_player is not None:
+            team = _team_id(game.state.active_player)
+            self.counts[team].passes_tried += 1
+            self._flight = ("pass", team)
+        elif action.action_type == ActionType.END_TURN and self._turn is not None:
+            proc = game.get_procedure()
+            if isinstance(proc, Turn) and not proc.blitz and not proc.quick_snap \
+                    and proc.team.team_id == self._turn.team:
+                self._end_turn = (self._turn, self._turn_end(game, self._turn))
+
+    def finish(self, game: botbowl.Game) -> None:
+        """Read the last reports (call when the game is over)."""
+        self.observe(game)
+        self._end_action()
+        if self._turn is not None:  # a game that stopped mid-turn
+            self.unobserved_turn_ends += 1
+            self._turn = None
+
+    # ------------------------------------------------------------------------------- the reports
+
+    def _read(self, report) -> None:
+        kind = report.outcome_type
+        player = report.player
+        if kind not in _REROLL_REPORTS and kind not in _ROLLS:
+            self._try = None
+        if kind in _ROLLS:
+            if kind is OutcomeType.SUCCESSFUL_CATCH and report.position is not None:
+                return  # PLAYER_HIT_PLAYER (a thrown team-mate landing on someone) is the same enum member
+            self._roll(*_ROLLS[kind], player)
+            if kind is OutcomeType.SUCCESSFUL_CATCH:
+                self._caught(player)
+            elif kind is OutcomeType.SUCCESSFUL_PICKUP:
+                self._gain(player)
+        elif kind in _REROLL_REPORTS:
+            self._reroll(report)
+        elif kind is OutcomeType.TURN_START:
+            self._start_turn(report.team.team_id)
+        elif kind is OutcomeType.END_OF_TURN:
+            self._end_action()
+            turn, self._turn = self._turn, None
+            if turn is not None:
+                if self._end_turn is not None and self._end_turn[0] is turn:
+                    self._finish_turn(turn, self._end_turn[1])
+                else:
+                    self.unobserved_turn_ends += 1
+            self._end_turn = None
+        elif kind is OutcomeType.TURNOVER:
+            self._turnover(report)
+        elif kind is OutcomeType.TOUCHDOWN:
+            self._touchdown(report)
+        elif kind in _HALF_ENDS:
+            self._end_action()
+            if self._turn is not None:
+                self.unobserved_turn_ends += 1
+                self._turn = None
+            self._new_drive()
+        elif kind in _OUT_OF_TURN_ENDS:
+            self._end_action()
+        elif kind in _ACTION_STARTS:
+            self._end_action()
+            self._cause = None
+            self._block, self._block_rolled = None, False
+            if kind is OutcomeType.BLITZ_ACTION_STARTED:
+                self.counts[_team_id(player)].blitzes += 1
+                self._blitz = [_team_id(player), player.player_id, False]
+        elif kind is OutcomeType.BLOCK_ROLL:
+            self._block_roll(player, report.opp_player)
+        elif kind is OutcomeType.ACTION_SELECT_DIE:
+            self._block_rolled = False
+        elif kind is OutcomeType.KNOCKED_DOWN:
+            if (report.opp_player is not None and self._block == (player.player_id, report.opp_player.player_id)
+                    and self._is_turn_team(_team_id(player))):
+                self._set_cause("knocked_down")
+            if self._holder is not None and self._holder[0] == player.player_id:
+                self._loose()
+        elif kind in (OutcomeType.ACCURATE_PASS, OutcomeType.INACCURATE_PASS):
+            self._holder = None  # in the air
+        elif kind is OutcomeType.HANDOFF:
+            team = _team_id(player)
+            self.counts[team].handoffs_tried += 1
+            self._flight = ("handoff", team)
+            self._holder = None
+        elif kind is OutcomeType.FUMBLE:
+            if report.rolls and self._flight is not None and self._flight[0] == "pass":
+                self._holder = None  # a fumbled throw: the ball is loose when it bounces (a re-roll may save it)
+            else:
+                self._loose()
+        elif kind is OutcomeType.INTERCEPTION:
+            if self._flight is not None:
+                self.counts[self._flight[1]].passes_intercepted += 1
+                self._flight_lost()
+            self._loose()
+            self._gain(player)
+        elif kind in (OutcomeType.BALL_BOUNCED, OutcomeType.BALL_OUT_OF_BOUNDS):
+            if self._flight is not None:
+                self._flight_lost()
+            self._loose()
+        elif kind is OutcomeType.TOUCHBACK_BALL_PLACED and player is not None:
+            self._gain(player)
+
+    def _roll(self, kind: str, success: bool, player) -> None:
+        team = _team_id(player)
+        counts = self.counts[team]
+        last = self._try
+        if last is not None and last.kind == kind and last.player_id == player.player_id and last.failed \
+                and last.rerolled:  # the re-roll of a failed try
+            if success:
+                setattr(counts, f"{kind}_failed", getattr(counts, f"{kind}_failed") - 1)
+                if self._cause is not None and self._cause[1] == last.token:
+                    self._cause = None
+            last.failed, last.rerolled = not success, False
+            return
+        self._tokens += 1
+        self._try = _Try(kind, player.player_id, team, self._tokens, failed=not success)
+        setattr(counts, f"{kind}_tried", getattr(counts, f"{kind}_tried") + 1)
+        if not success:
+            setattr(counts, f"{kind}_failed", getattr(counts, f"{kind}_failed") + 1)
+            if kind in _ROLL_CAUSES and self._is_turn_team(team):
+                self._set_cause(_ROLL_CAUSES[kind], self._tokens)
+
+    def _reroll(self, report) -> None:
+        kind = report.outcome_type
+        if kind is OutcomeType.REROLL_USED:
+            self.counts[report.team.team_id].team_rerolls += 1
+        elif (kind is OutcomeType.SKILL_USED and report.skill in _REROLL_SKILLS) or kind is OutcomeType.SUCCESSFUL_PRO:
+            self.counts[_team_id(report.player)].skill_rerolls += 1
+        else:
+            return
+        if self._try is not None and self._try.failed:
+            self._try.rerolled = True
+
+    def _block_roll(self, attacker, defender) -> None:
+        pair = (attacker.player_id, defender.player_id)
+        if not (self._block_rolled and self._block == pair):  # not the same block's re-rolled dice
+            counts = self.counts[_team_id(attacker)]
+            counts.blocks += 1
+            if self._holder is not None and self._holder[0] == defender.player_id:
+                counts.carrier_blocks += 1
+        self._block, self._block_rolled = pair, True
+        if self._blitz is not None and self._blitz[1] == attacker.player_id:
+            self._blitz[2] = True
+
+    def _turnover(self, report) -> None:
+        self._end_action()
+        self._flight = None
+        if report.team is not None:
+            counts = self.counts[report.team.team_id]
+            counts.turnovers += 1
+            cause = self._cause[0] if self._cause is not None else "other"
+            setattr(counts, f"turnovers_{cause}", getattr(counts, f"turnovers_{cause}") + 1)
+        self._cause = None
+        turn, self._turn = self._turn, None
+        if turn is None:
+            return
+        if self._holder is not None and self._holder[1] == turn.team:
+            self._ended_by_turnover = turn  # the team still holds the ball: look at the board next
+        else:
+            self._finish_turn(turn, _TurnEnd(None))
+
+    def _touchdown(self, report) -> None:
+        self._end_action()
+        team = _team_id(report.player)
+        self.counts[team].touchdowns += 1
+        turn, self._turn = self._turn, None
+        if turn is not None and turn.team == team and turn.with_ball and turn.kept:
+            self._count_gain(self.counts[team], turn.start_distance)  # scored: 0 columns left
+        self._new_drive()
+
+    # ------------------------------------------------------------------------------------ the ball
+
+    def _gain(self, player) -> None:
+        team = _team_id(player)
+        if self._last_holder_team != team:
+            self.counts[team].possessions += 1
+        self._holder = (player.player_id, team)
+        self._last_holder_team = team
+        if self._turn is not None and self._turn.team != team:
+            self._turn.kept = False
+
+    def _caught(self, player) -> None:
+        if self._flight is not None:
+            kind, team = self._flight
+            if _team_id(player) == team:
+                self.counts[team].passes_completed += kind == "pass"
+                self.counts[team].handoffs_completed += kind == "handoff"
+                self._flight = None
+            else:
+                self._flight_lost()
+        self._gain(player)
+
+    def _flight_lost(self) -> None:
+        if self._is_turn_team(self._flight[1]):
+            self._set_cause("ball")
+        self._flight = None
+
+    def _loose(self) -> None:
+        self._holder = None
+        if self._turn is not None:
+            self._turn.kept = False
+
+    def _new_drive(self) -> None:
+        self._holder = self._last_holder_team = self._flight = None
+        self._end_turn = None
+
+    def _reconcile(self, game: botbowl.Game) -> None:
+        """Trust the board when it disagrees with what the reports said about the carrier.
+
+        Not while a ball is in the air or a failed roll waits for its re-roll (a handed-off ball sits
+        on the catcher's square, still marked carried, until his catch is decided), nor at the end
+        (the last touchdown's ball stays on the pitch)."""
+        if game.state.game_over or self._flight is not None or (self._try is not None and self._try.failed):
+            return
+        holder = carrier(game)
+        now = None if holder is None else holder.player_id
+        if now != (None if self._holder is None else self._holder[0]):
+            self.holder_mismatches += 1
+            if holder is None:
+                self._loose()
+            else:
+                self._gain(holder)
+
+    # ------------------------------------------------------------------------------------ the turn
+
+    def _is_turn_team(self, team: str) -> bool:
+        return self._turn is None or self._turn.team == team
+
+    def _set_cause(self, cause: str, token: Optional[int] = None) -> None:
+        if self._cause is None:
+            self._cause = (cause, token)
+
+    def _end_action(self) -> None:
+        if self._blitz is not None and not self._blitz[2]:
+            self.counts[self._blitz[0]].blitzes_without_block += 1
+        self._blitz = None
+
+    def _start_turn(self, team: str) -> None:
+        self._end_action()
+        if self._turn is not None:
+            self.unobserved_turn_ends += 1
+        self._turn = _Turn(team)
+        self.counts[team].turns += 1
+        self._cause, self._try, self._flight = None, None, None
+        self._block, self._block_rolled = None, False
+
+    def _measure_start(self, game: botbowl.Game, turn: _Turn) -> None:
+        turn.measured = True
+        holder = carrier(game)
+        if holder is None or _team_id(holder) != turn.team:
+            return
+        counts = self.counts[turn.team]
+        turn.with_ball = turn.kept = True
+        turn.start_distance = distance_to_endzone(game, holder.team, holder.position.x)
+        counts.turns_with_ball += 1
+        receivers = free_receivers(game, holder)
+        counts.free_receivers += receivers
+        counts.turns_with_free_receiver += receivers > 0
+
+    def _turn_end(self, game: botbowl.Game, turn: _Turn) -> _TurnEnd:
+        holder = carrier(game)
+        if holder is None:
+            return _TurnEnd(None)
+        return _TurnEnd(_team_id(holder), distance_to_endzone(game, holder.team, holder.position.x),
+                        on_sideline(game, holder.position), guards(game, holder))
+
+    def _finish_turn(self, turn: _Turn, end: _TurnEnd) -> None:
+        if end.holder_team != turn.team:
+            return
+        counts = self.counts[turn.team]
+        counts.turn_ends_with_ball += 1
+        counts.sideline_ends += end.sideline
+        if end.guards == 0:
+            counts.guards_0 += 1
+        elif end.guards == 1:
+            counts.guards_1 += 1
+        else:
+            counts.guards_2_plus += 1
+        if turn.with_ball and turn.kept:
+            self._count_gain(counts, turn.start_distance - end.distance)
+
+    @staticmethod
+    def _count_gain(counts: Counts, gain: int) -> None:
+        counts.kept_turns += 1
+        counts.squares_gained += gain
+        counts.kept_turns_no_gain += gain <= 0
+
+
+class TracedAgent(botbowl.Agent):
+    """Wraps a bot: the tracer sees the game before each of the bot's decisions and what it chose."""
+
+    def __init__(self, bot: botbowl.Agent, tracer_of):
+        super().__init__(bot.name)
+        self.bot = bot
+        self._tracer_of = tracer_of  # () -> the game's GameTracer, shared by both sides
+
+    def new_game(self, game, team):
+        self.bot.new_game(game, team)
+
+    def end_game(self, game):
+        self._tracer_of().finish(game)
+        self.bot.end_game(game)
+
+    def act(self, game) -> Action:
+        tracer = self._tracer_of()
+        tracer.observe(game)
+        action = self.bot.act(game)
+        tracer.chosen(game, action)
+        return action
+
+
+# ------------------------------------------------------------------------------------------ playing
+
+def game_seed(base_seed: int, board: int, side: str, number: int) -> int:
+    """The seed of one game: a stable function of the base seed and the game's place in the run."""
+    return zlib.crc32(f"trace/{base_seed}/{board}/{side}/{number}".encode()) & 0x7FFFFFFF
+
+
+@dataclass(frozen=True)
+class TraceSpec:
+    """One game: bot A (on `side`) against bot B on a board, from a seed; MCTS bots search with the budget."""
+
+    board: int
+    bots: Tuple[str, str]
+    side: str  # where bot A plays
+    seed: int
+    seconds: Optional[float] = None
+    iterations: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        check_board_size(self.board)
+        if self.side not in SIDES:
+            raise ValueError(f"unknown side {self.side!r}: choose home or away")
+        if len(self.bots) != 2:
+            raise ValueError(f"give two bots, got {len(self.bots)}")
+        for name in self.bots:
+            check_bot(name)
+        if any(mcts_preset_of(name) is not None for name in self.bots):
+            Budget(seconds=self.seconds, iterations=self.iterations)  # validates the budget
+
+    @property
+    def key(self) -> str:
+        return f"{self.board}/{self.bots[0]}/{self.bots[1]}/{self.side}/{self.seed}/{self.seconds}/{self.iterations}"
+
+
+@dataclass(frozen=True)
+class TraceSettings:
+    """Every game of a run: `games_per_side` games with bot A at home, as many with bot A away."""
+
+    board: int
+    bots: Tuple[str, str] = ("mcts", "scripted")
+    games_per_side: int = 1
+    seconds: Optional[float] = None
+    iterations: Optional[int] = None
+    base_seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.games_per_side < 1:
+            raise ValueError(f"games per side must be at least 1, got {self.games_per_side}")
+        self.specs()  # checks the board, the bots and the budget before any game is played
+
+    def specs(self) -> List[TraceSpec]:
+        searching = any(mcts_preset_of(name) is not None for name in self.bots)
+        seconds, iterations = (self.seconds, self.iterations) if searching else (None, None)
+        return [TraceSpec(board=self.board, bots=tuple(self.bots), side=side,
+                          seed=game_seed(self.base_seed, self.board, side, number),
+                          seconds=seconds, iterations=iterations)
+                for side in SIDES for number in range(self.games_per_side)]
+
+
+def play_traced_game(spec: TraceSpec) -> dict:
+    """Play the game and return its record (a JSON-ready dict); a crash is recorded, not raised."""
+    bots = [make_bot(name, seed=spec.seed + i, seconds=spec.seconds, iterations=spec.iterations)
+            for i, name in enumerate(spec.bots)]
+    holder = {}
+    agents = [TracedAgent(bot, lambda: holder["tracer"]) for bot in bots]
+    home, away = agents if spec.side == "home" else agents[::-1]
+    game = make_game(spec.board, home, away, seed=spec.seed, game_id=spec.key)
+    holder["tracer"] = tracer = GameTracer(game)
+    start = time.time()
+    crash = play_to_the_end(game)  # a crashed game is recorded, and left out of the table
+    a_team = game.state.home_team if spec.side == "home" else game.state.away_team
+    teams = {"A": a_team, "B": game.get_opp_team(a_team)}
+    mine, theirs = teams["A"].state.score, teams["B"].state.score
+    return {
+        "key": spec.key,
+        "spec": asdict(spec),
+        "result": None if crash else ("win" if mine > theirs else "draw" if mine == theirs else "loss"),
+        "score": [mine, theirs],
+        "counts": {role: asdict(tracer.counts[team.team_id]) for role, team in teams.items()},
+        "holder_mismatches": tracer.holder_mismatches,
+        "unobserved_turn_ends": tracer.unobserved_turn_ends,
+        "seconds": time.time() - start,
+        "crash": crash,
+    }
+
+
+def run(settings: TraceSettings, out: Path, *, workers: int = 1, backend: str = "local",
+        ray_address: Optional[str] = None, progress: bool = True, on_result=None) -> List[dict]:
+    """Play the games of `settings` not yet in OUT/traces.jsonl, appending each record as it ends.
+
+    Returns every record of these settings in the file (earlier ones included), in the settings' order.
+    """
+    return play_missing(settings.specs(), play_traced_game, out / RESULTS_FILE, workers=workers, backend=backend,
+                        ray_address=ray_address, progress=progress, on_result=on_result)
+
+
+# ------------------------------------------------------------------------------------------ summary
+
+SETTING_FIELDS = ("board", "bots", "seconds", "iterations")
+
+
+def describe_records(records: Sequence[dict]) -> str:
+    """A title for a table of finished games; a clear error when they mix boards, bots or budgets."""
+    if not records:
+        raise ValueError("no finished games to summarise: play some first (without --report)")
+    settings = {tuple(str(r["spec"][k]) for k in SETTING_FIELDS) for r in records}
+    if len(settings) > 1:
+        listed = "; ".join(", ".join(f"{k}={v}" for k, v in zip(SETTING_FIELDS, values)) for values in sorted(settings))
+        raise ValueError(f"the traces file mixes {len(settings)} settings ({listed}): give each its own --out folder")
+    spec = records[0]["spec"]
+    a, b = spec["bots"]
+    searching = spec["seconds"] is not None or spec["iterations"] is not None
+    budget = f", {Budget(seconds=spec['seconds'], iterations=spec['iterations'])}" if searching else ""
+    return f"{a} vs {b} on the {spec['board']}-player board{budget}, {len(records)} games"
+
+
+def totals(records: Iterable[dict]) -> Dict[str, Counts]:
+    """Each bot's counts summed over the finished (not crashed) games."""
+    summed = {role: Counts() for role in ROLES}
+    for record in records:
+        if record["result"] is None:
+            continue
+        for role in ROLES:
+            summed[role].add(Counts.from_dict(record["counts"][role]))
+    return summed
+
+
+def _per_game(total: float, games: int) -> str:
+    return f"{total} ({total / games:.2f}/game)" if games else str(total)
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({100 * part / whole:.0f}%)" if whole else "-"
+
+
+def _mean(total: int, n: int, unit: str = "turns") -> str:
+    return f"{total / n:.2f} (n={n} {unit})" if n else "-"
+
+
+def _guards(c: Counts) -> str:
+    n = c.turn_ends_with_ball
+    if not n:
+        return "-"
+    return " / ".join(f"{100 * k / n:.0f}%" for k in (c.guards_0, c.guards_1, c.guards_2_plus)) + f" (n={n})"
+
+
+# (label, cell of one bot's totals over `games` games), in the table's order.
+ROWS = [
+    ("Touchdowns", lambda c, g: _per_game(c.touchdowns, g)),
+    ("Possessions", lambda c, g: _per_game(c.possessions, g)),
+    ("Touchdowns per possession", lambda c, g: f"{c.touchdowns / c.possessions:.2f}" if c.possessions else "-"),
+    ("Turns", lambda c, g: _per_game(c.turns, g)),
+    ("Turns starting with the ball", lambda c, g: _per_game(c.turns_with_ball, g)),
+    ("Squares gained per turn with the ball kept", lambda c, g: _mean(c.squares_gained, c.kept_turns)),
+    ("Turns with the ball kept that gained nothing", lambda c, g: _share(c.kept_turns_no_gain, c.kept_turns)),
+    ("Carrier on the sideline at the end of its turn", lambda c, g: _share(c.sideline_ends, c.turn_ends_with_ball)),
+    ("Guards beside the carrier at the end of its turn: 0 / 1 / 2+", lambda c, g: _guards(c)),
+    ("Free receivers within reach at the start of a turn with the ball",
+     lambda c, g: _mean(c.free_receivers, c.turns_with_ball)),
+    ("Turns with the ball with a free receiver within reach",
+     lambda c, g: _share(c.turns_with_free_receiver, c.turns_with_ball)),
+    ("Passes completed / tried", lambda c, g: _share(c.passes_completed, c.passes_tried)),
+    ("Passes intercepted", lambda c, g: _per_game(c.passes_intercepted, g)),
+    ("Hand-offs completed / tried", lambda c, g: _share(c.handoffs_completed, c.handoffs_tried)),
+    ("Catches failed / tried", lambda c, g: _share(c.catches_failed, c.catches_tried)),
+    ("Blocks", lambda c, g: _per_game(c.blocks, g)),
+    ("Blocks of the opposing carrier", lambda c, g: _per_game(c.carrier_blocks, g)),
+    ("Blitzes", lambda c, g: _per_game(c.blitzes, g)),
+    ("Blitzes without a block", lambda c, g: _share(c.blitzes_without_block, c.blitzes)),
+    ("Dodges failed / tried", lambda c, g: _share(c.dodges_failed, c.dodges_tried)),
+    ("Pick-ups failed / tried", lambda c, g: _share(c.pickups_failed, c.pickups_tried)),
+    ("GFIs failed / tried", lambda c, g: _share(c.gfis_failed, c.gfis_tried)),
+    ("Team re-rolls used", lambda c, g: _per_game(c.team_rerolls, g)),
+    ("Skill re-rolls used", lambda c, g: _per_game(c.skill_rerolls, g)),
+    ("Turnovers", lambda c, g: _per_game(c.turnovers, g)),
+    ("- by a failed dodge", lambda c, g: str(c.turnovers_dodge)),
+    ("- by a failed GFI", lambda c, g: str(c.turnovers_gfi)),
+    ("- by a failed pick-up", lambda c, g: str(c.turnovers_pickup)),
+    ("- by a pass or hand-off not caught", lambda c, g: str(c.turnovers_ball)),
+    ("- by the blocker knocked down", lambda c, g: str(c.turnovers_knocked_down)),
+    ("- other", lambda c, g: str(c.turnovers_other)),
+]
+
+
+def bot_columns(bots: Sequence[str]) -> List[str]:
+    """Column titles: the bots' names, told apart by A and B when they are the same bot."""
+    a, b = bots
+    return [a, b] if a != b else [f"{a} (A)", f"{b} (B)"]
+
+
+def markdown_table(records: Sequence[dict]) -> str:
+    """One row per count, one column per bot, then a line with the games, W-D-L and the score."""
+    finished = [r for r in records if r["result"] is not None]
+    games = len(finished)
+    summed = totals(finished)
+    titles = bot_columns(records[0]["spec"]["bots"])
+    lines = [f"| Count (total, per game or share) | {titles[0]} | {titles[1]} |", "|---|---:|---:|"]
+    lines += [f"| {label} | {cell(summed['A'], games)} | {cell(summed['B'], games)} |" for label, cell in ROWS]
+    return "\n".join(lines) + "\n\n" + result_line(records) + "\n"
+
+
+def result_line(records: Sequence[dict]) -> str:
+    """Bot A's games, W-D-L, score (win 1, draw 1/2) with its 95% Wilson interval, and touchdowns."""
+    finished = [r for r in records if r["result"] is not None]
+    n = len(finished)
+    wins, draws, losses = (sum(r["result"] == k for r in finished) for k in ("win", "draw", "loss"))
+    low, high = wilson_interval(wins + 0.5 * draws, n)
+    score = (wins + 0.5 * draws) / n if n else 0.0
+    a, b = bot_columns(records[0]["spec"]["bots"])
+    by_side = ", ".join(f"{sum(r['spec']['side'] == side for r in finished)} {side}" for side in SIDES)
+    line = (f"{n} games ({a} {by_side}): {a} {wins}-{draws}-{losses} against {b}, score {100 * score:.0f}% "
+            f"(95% CI {100 * low:.0f}-{100 * high:.0f}%), touchdowns {sum(r['score'][0] for r in finished)}-"
+            f"{sum(r['score'][1] for r in finished)}.")
+    crashed = len(records) - n
+    if crashed:
+        line += f" {crashed} crashed game(s) left out (see 'crash' in {RESULTS_FILE})."
+    unobserved = sum(r["unobserved_turn_ends"] for r in finished)
+    if unobserved:
+        line += f" {unobserved} turn end(s) not looked at (a turnover on a half's last turn)."
+    mismatches = sum(r["holder_mismatches"] for r in finished)
+    if mismatches:
+        line += f" {mismatches} time(s) the board showed another carrier than the reports (a tracing bug)."
+    return line

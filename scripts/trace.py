@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""A trace of games, counted: how a bot wins or loses, not only the score.
+
+Two bots play seeded games on one board, each at home in half of them; per bot, summed over the
+games: possessions and touchdowns, squares gained per turn with the ball, where the carrier ends
+its turn (sideline, guards), free receivers, passes and hand-offs, dodges, pick-ups, GFIs,
+re-rolls, turnovers by cause, blitzes without a block (`mcts_bot/harness/trace.py` defines each).
+
+Every game is written to OUT/traces.jsonl as soon as it ends; running the same command again skips
+the games already there. `--report` tables the games in OUT/traces.jsonl, playing none. The table
+is printed and written to OUT/trace.md.
+"""
+import argparse
+import sys
+from pathlib import Path
+
+from mcts_bot.core.search import Budget
+from mcts_bot.harness import cli, trace
+from mcts_bot.harness.records import read_results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    cli.add_board_argument(parser, default=3)
+    parser.add_argument("--games", type=cli.positive_int, default=5, help="games per side (default 5)")
+    parser.add_argument("--bots", nargs=2, default=["mcts", "scripted"], metavar=("A", "B"),
+                        help=f"the two bots: {cli.OPPONENT_HELP} (default: mcts scripted)")
+    parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="base seed (default 0)")
+    cli.add_worker_arguments(parser)
+    parser.add_argument("--out", type=Path, default=Path("results/trace"),
+                        help="results folder (default results/trace)")
+    parser.add_argument("--report", action="store_true",
+                        help="play nothing: the table of every game in OUT/traces.jsonl")
+    cli.add_budget_arguments(parser, default=Budget(seconds=1.0))
+    args = parser.parse_args()
+    budget = cli.budget_from_args(args)
+    try:
+        settings = trace.TraceSettings(board=args.board, bots=tuple(args.bots), games_per_side=args.games,
+                                       seconds=budget.seconds, iterations=budget.iterations, base_seed=args.seed)
+    except ValueError as exc:
+        parser.error(str(exc))
+    cli.check_ray(parser, args)
+
+    path = args.out / trace.RESULTS_FILE
+    if args.report:
+        records = read_results(path)
+        try:
+            title = trace.describe_records(records)
+        except ValueError as exc:
+            parser.error(f"--report on {path}: {exc}")
+    else:
+        print(f"{' vs '.join(args.bots)}: {args.games} games per side on the {args.board}-player board; "
+              f"results: {path}", file=sys.stderr)
+        records = trace.run(settings, args.out, workers=args.workers, backend=args.backend,
+                            ray_address=args.ray_address)
+        title = trace.describe_records(records)
+    table = f"# {title}\n\n" + trace.markdown_table(records)
+    (args.out / trace.TABLE_FILE).write_text(table, encoding="utf-8")
+    print(table, end="")
+    print(f"table: {args.out / trace.TABLE_FILE}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

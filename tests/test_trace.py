@@ -1,0 +1,255 @@
+"""The counted trace: counts that agree with each other and with the score, counts checked by hand
+on positions whose dice are forced, resume, and the script's table played and read back."""
+import json
+from contextlib import contextmanager
+from dataclasses import asdict
+
+import pytest
+from botbowl.core import Action, ActionType
+from botbowl.core.model import D6, BBDie
+from botbowl.core.table import BBDieResult
+
+from conftest import arranged_position, run_script
+from mcts_bot.adapter import actions
+from mcts_bot.harness import trace
+
+TINY = dict(board=1, bots=("scripted", "random"), games_per_side=1)
+
+
+def consistent(counts: dict) -> None:
+    """What must hold of one bot's counts, in one game or summed."""
+    c = trace.Counts.from_dict(counts)
+    assert c.passes_completed + c.passes_intercepted <= c.passes_tried
+    assert c.handoffs_completed <= c.handoffs_tried
+    for kind in ("catches", "dodges", "pickups", "gfis"):
+        assert 0 <= getattr(c, f"{kind}_failed") <= getattr(c, f"{kind}_tried"), kind
+    assert sum(getattr(c, f"turnovers_{cause}") for cause in trace.TURNOVER_CAUSES) == c.turnovers
+    assert c.touchdowns <= c.possessions
+    assert c.turns_with_ball <= c.turns and c.kept_turns <= c.turns_with_ball
+    assert c.kept_turns_no_gain <= c.kept_turns and c.turns_with_free_receiver <= c.turns_with_ball
+    assert c.guards_0 + c.guards_1 + c.guards_2_plus == c.turn_ends_with_ball
+    assert c.sideline_ends <= c.turn_ends_with_ball
+    assert c.blitzes_without_block <= c.blitzes and c.carrier_blocks <= c.blocks
+
+
+@pytest.mark.parametrize("board,bots,side,seed", [
+    (3, ("scripted", "random"), "home", 0), (3, ("random", "scripted"), "away", 1),
+    (5, ("scripted", "scripted"), "home", 0), (1, ("mcts", "scripted"), "away", 2),
+])
+def test_counts_agree_with_each_other_and_with_the_score(board, bots, side, seed):
+    record = trace.play_traced_game(trace.TraceSpec(board=board, bots=bots, side=side, seed=seed, iterations=5))
+    assert record["crash"] is None
+    for role, score in zip(trace.ROLES, record["score"]):
+        consistent(record["counts"][role])
+        assert record["counts"][role]["touchdowns"] == score
+        assert record["counts"][role]["turns"] == 16  # 8 per half on every board
+    assert record["holder_mismatches"] == 0  # the reports told where the ball was, as the board shows it
+    a, b = record["counts"]["A"], record["counts"]["B"]
+    assert a["possessions"] + b["possessions"] > 0 and a["blocks"] + b["blocks"] > 0
+
+
+@contextmanager
+def fixed_dice(d6=(), block=()):
+    """The next dice come out as given (botbowl's own test trick); the process-wide queues are
+    emptied afterwards whatever happens."""
+    for die, values in ((D6, d6), (BBDie, block)):
+        die.FixedRolls.clear()
+        for value in values:
+            die.fix(value)
+    try:
+        yield
+    finally:
+        D6.FixedRolls.clear()
+        BBDie.FixedRolls.clear()
+
+
+def test_a_short_game_counted_by_hand():
+    # random vs random on the 1-player board, its reports read one by one (see the module doc for the rules).
+    record = trace.play_traced_game(trace.TraceSpec(board=1, bots=("random", "random"), side="home", seed=3))
+    assert record["score"] == [1, 0]
+    a, b = (trace.Counts.from_dict(record["counts"][role]) for role in trace.ROLES)
+    # A picks the ball up (a possession), fumbles a pass, picks it up again after a re-roll and scores:
+    # one possession, the pick-up after the fumble is the same team's.
+    assert (a.possessions, a.touchdowns, a.passes_tried, a.passes_completed) == (1, 1, 1, 0)
+    assert (a.catches_tried, a.catches_failed) == (3, 3)  # the re-rolled failed catch is one try
+    assert (a.pickups_tried, a.pickups_failed, a.gfis_tried, a.team_rerolls) == (3, 1, 2, 2)
+    assert (a.turnovers, a.turnovers_ball, a.turnovers_pickup) == (2, 1, 1)
+    assert (a.blitzes, a.blitzes_without_block) == (3, 3)
+    assert (a.turns_with_ball, a.kept_turns, a.turn_ends_with_ball) == (1, 0, 1)
+    # B gets the ball by a touchback, stands still one turn with it, and falls dodging with it the next.
+    assert (b.possessions, b.turns_with_ball, b.kept_turns, b.kept_turns_no_gain) == (1, 2, 1, 1)
+    assert (b.dodges_tried, b.dodges_failed, b.turnovers, b.turnovers_dodge) == (3, 2, 2, 2)
+
+
+def _lineman_with_the_ball(rerolls: int):
+    """Our lineman (no skills) holds the ball 5 columns from the endzone, in row 3 of the 3-player
+    board, marked by an opponent beside him; only those two are on the pitch."""
+    game = arranged_position(3, "home", ours={3: (5, 3)}, theirs={3: (5, 2)}, carrier=3)
+    game.active_team.state.rerolls = rerolls
+    player = game.active_team.players[3]
+    return game, player, trace.GameTracer(game)
+
+
+def _play(game, tracer, action):
+    tracer.observe(game)
+    tracer.chosen(game, action)
+    actions.advance(game, action)
+
+
+def _square(game, ahead, y):
+    endzone = game.get_opp_endzone_x(game.active_team)
+    return game.get_square(endzone + (ahead if endzone == 1 else -ahead), y)
+
+
+def test_a_forced_failed_dodge_is_counted_as_a_dodge_turnover():
+    game, player, tracer = _lineman_with_the_ball(rerolls=0)
+    team = game.active_team.team_id
+    _play(game, tracer, Action(ActionType.START_MOVE, player=player))
+    with fixed_dice(d6=[1]):  # the dodge out of the opponent's tackle zone fails; no re-roll left
+        _play(game, tracer, Action(ActionType.MOVE, position=_square(game, 4, 4)))
+    tracer.observe(game)
+    kinds = [r.outcome_type.name for r in game.state.reports[-12:]]
+    assert "FAILED_DODGE" in kinds and "TURNOVER" in kinds and game.active_team.team_id != team
+    c = tracer.counts[team]
+    assert (c.dodges_tried, c.dodges_failed, c.turnovers, c.turnovers_dodge) == (1, 1, 1, 1)
+    assert (c.turns, c.turns_with_ball, c.team_rerolls) == (1, 1, 0)
+    # The carrier fell: the ball was loose, so the turn gained nothing countable and ended without it.
+    assert (c.kept_turns, c.turn_ends_with_ball) == (0, 0)
+    consistent(asdict(c))
+
+
+def test_a_re_rolled_dodge_is_one_try_and_the_turn_is_measured_at_its_end():
+    game, player, tracer = _lineman_with_the_ball(rerolls=1)
+    team = game.active_team.team_id
+    _play(game, tracer, Action(ActionType.START_MOVE, player=player))
+    with fixed_dice(d6=[1, 6]):  # fails, then the team re-roll succeeds
+        _play(game, tracer, Action(ActionType.MOVE, position=_square(game, 4, 4)))
+        assert any(c.action_type == ActionType.USE_REROLL for c in game.state.available_actions)
+        _play(game, tracer, Action(ActionType.USE_REROLL))
+    _play(game, tracer, Action(ActionType.END_PLAYER_TURN, player=player))
+    _play(game, tracer, Action(ActionType.END_TURN))
+    tracer.observe(game)
+    c = tracer.counts[team]
+    assert (c.dodges_tried, c.dodges_failed, c.team_rerolls, c.turnovers) == (1, 0, 1, 0)
+    # One column nearer the endzone, in row 4 of 5 (the sideline), no teammate beside him.
+    assert (c.kept_turns, c.squares_gained, c.kept_turns_no_gain) == (1, 1, 0)
+    assert (c.turn_ends_with_ball, c.sideline_ends, c.guards_0) == (1, 1, 1)
+
+
+def test_a_touchdown_turn_gains_the_columns_to_the_endzone():
+    game = arranged_position(3, "home", ours={3: (2, 3), 0: (4, 3), 2: (10, 5), 1: (8, 1)}, theirs={3: (9, 1)},
+                             carrier=3)
+    team = game.active_team
+    tracer = trace.GameTracer(game)
+    _play(game, tracer, Action(ActionType.START_MOVE, player=team.players[3]))
+    _play(game, tracer, Action(ActionType.MOVE, position=_square(game, 0, 3)))
+    tracer.observe(game)
+    c = tracer.counts[team.team_id]
+    assert team.state.score == c.touchdowns == 1
+    assert (c.turns_with_ball, c.kept_turns, c.squares_gained) == (1, 1, 2)
+    # Free receivers within reach at the start: the blitzer 4 columns out (MA 7) and the catcher 10
+    # columns out (MA 8, just within MA + 2); not the thrower 8 columns out, marked by the opponent.
+    assert (c.free_receivers, c.turns_with_free_receiver) == (2, 1)
+    assert c.turn_ends_with_ball == 0  # a touchdown ends the turn with the ball dead
+
+
+def test_a_pick_up_and_a_hand_off_are_one_possession():
+    game = arranged_position(3, "home", ours={3: (6, 3), 2: (4, 3), 0: (3, 3)}, theirs={3: (11, 1)}, ball=(5, 3))
+    team = game.active_team
+    team.players[0].state.up = False  # lying beside the catcher: no guard
+    tracer = trace.GameTracer(game)
+    with fixed_dice(d6=[6, 6]):  # the pick-up, then the catch
+        _play(game, tracer, Action(ActionType.START_HANDOFF, player=team.players[3]))
+        _play(game, tracer, Action(ActionType.MOVE, position=_square(game, 5, 3)))
+        _play(game, tracer, Action(ActionType.HANDOFF, position=_square(game, 4, 3)))
+    _play(game, tracer, Action(ActionType.END_TURN))
+    tracer.observe(game)
+    assert game.get_ball_carrier() is team.players[2]
+    c = tracer.counts[team.team_id]
+    assert (c.possessions, c.pickups_tried, c.handoffs_tried, c.handoffs_completed, c.catches_tried) == (1, 1, 1, 1, 1)
+    assert c.turns_with_ball == 0  # the ball lay on the ground when the turn started
+    # The catcher ends the turn in row 3 (not the sideline) with the hand-off's giver beside him.
+    assert (c.turn_ends_with_ball, c.sideline_ends, c.guards_1) == (1, 0, 1)
+
+
+def test_a_re_rolled_blitz_on_the_carrier_that_knocks_the_blitzer_down():
+    game = arranged_position(3, "home", ours={0: (6, 3)}, theirs={3: (7, 3), 2: (9, 1)})
+    team, opponent = game.active_team, game.get_opp_team(game.active_team)
+    team.state.rerolls = 1
+    ball = game.get_ball()
+    ball.move_to(opponent.players[3].position)
+    ball.is_carried, ball.on_ground = True, True
+    game.set_available_actions()
+    tracer = trace.GameTracer(game)
+    assert tracer.counts[opponent.team_id].possessions == 0  # held before the tracer started
+    with fixed_dice(block=[BBDieResult.ATTACKER_DOWN, BBDieResult.ATTACKER_DOWN]):  # re-rolled to no avail
+        _play(game, tracer, Action(ActionType.START_BLITZ, player=team.players[0]))
+        _play(game, tracer, Action(ActionType.BLOCK, position=opponent.players[3].position))
+        _play(game, tracer, Action(ActionType.USE_REROLL))
+        _play(game, tracer, Action(ActionType.SELECT_ATTACKER_DOWN))
+    tracer.observe(game)
+    c = tracer.counts[team.team_id]
+    assert (c.blitzes, c.blitzes_without_block, c.blocks, c.carrier_blocks, c.team_rerolls) == (1, 0, 1, 1, 1)
+    assert (c.turnovers, c.turnovers_knocked_down) == (1, 1)
+    assert tracer.counts[opponent.team_id].turns == 1  # the opponents' turn has begun
+
+
+def test_resume_plays_only_the_missing_games(tmp_path):
+    settings = trace.TraceSettings(**TINY)
+    played = []
+    first = trace.run(settings, tmp_path, progress=False, on_result=played.append)
+    assert len(first) == len(played) == 2 and {r["spec"]["side"] for r in first} == {"home", "away"}
+    # Interrupt: lose the last record, and leave a half-written line behind.
+    path = tmp_path / trace.RESULTS_FILE
+    lines = path.read_text().splitlines()
+    path.write_text(lines[0] + "\n" + lines[1][:40])
+    replayed = []
+    second = trace.run(settings, tmp_path, progress=False, on_result=replayed.append)
+    assert [r["key"] for r in replayed] == [json.loads(lines[1])["key"]]
+    assert [r["counts"] for r in second] == [r["counts"] for r in first]
+    more = []
+    trace.run(trace.TraceSettings(**dict(TINY, games_per_side=2)), tmp_path, progress=False, on_result=more.append)
+    assert len(more) == 2 and len(path.read_text().splitlines()) == 4
+
+
+def test_the_table_sums_the_games_and_refuses_a_mix(tmp_path):
+    records = trace.run(trace.TraceSettings(**dict(TINY, games_per_side=2)), tmp_path, progress=False)
+    summed = trace.totals(records)
+    consistent(asdict(summed["A"]))
+    table = trace.markdown_table(records)
+    tds = summed["A"].touchdowns
+    assert f"| Touchdowns | {tds} ({tds / 4:.2f}/game) |" in table
+    assert "| Count (total, per game or share) | scripted | random |" in table
+    wins = sum(r["result"] == "win" for r in records)
+    assert f"4 games (scripted 2 home, 2 away): scripted {wins}-" in table
+    assert trace.describe_records(records) == "scripted vs random on the 1-player board, 4 games"
+    other = dict(records[0], spec=dict(records[0]["spec"], bots=["random", "random"]))
+    with pytest.raises(ValueError, match="mixes 2 settings"):
+        trace.describe_records(records + [other])
+    assert "(A) | random (B) |" in trace.markdown_table([other])
+
+
+def test_the_script_plays_then_reports_the_same_table(tmp_path):
+    out = tmp_path / "trace"
+    played = run_script("trace", "--board", "1", "--games", "1", "--bots", "scripted", "random", "--workers", "1",
+                        "--out", out)
+    assert played.returncode == 0, played.stderr
+    assert "| Turnovers |" in played.stdout and "2 games (scripted 1 home, 1 away)" in played.stdout
+    assert (out / trace.TABLE_FILE).read_text() == played.stdout
+    assert len((out / trace.RESULTS_FILE).read_text().splitlines()) == 2
+    report = run_script("trace", "--report", "--out", out)
+    assert report.returncode == 0, report.stderr
+    assert report.stdout == played.stdout
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--bots", "nobody", "random"], "unknown bot 'nobody'"),
+    (["--bots", "scripted"], "expected 2 arguments"),
+    (["--board", "2"], "unknown board size '2'"),
+    (["--report"], "no finished games"),
+])
+def test_bad_arguments_fail_clearly(tmp_path, args, message):
+    out = tmp_path / "out"
+    result = run_script("trace", *args, "--out", out)
+    assert result.returncode == 2 and message in result.stderr
+    assert not (out / trace.RESULTS_FILE).exists()
