@@ -71,7 +71,7 @@ class MCTSBot(botbowl.Agent):
     Args:
         name: the agent's name in botbowl.
         seconds, iterations: search budget per decision; the search stops at whichever comes first.
-            In competition mode the game's clocks can cut a decision shorter (see `mcts_bot.timing`).
+            In competition mode the game's clocks can cut a decision shorter (see `adapter.timing`, and `spend_clock`).
         preset: "default" (the strongest measured settings) or "vanilla" (the seed's), or a Preset.
         rollouts, tree_policy, rollout_policy, heuristic, final_policy: replace that part of the preset.
         seed: seeds every random choice of the bot (searches and the dice they imagine).
@@ -82,6 +82,9 @@ class MCTSBot(botbowl.Agent):
             in this process, whose iterations the helpers play too (`mcts_bot.tree_parallel`;
             presets with priors only).
         on_decision: called after each search with (game, result, action), e.g. to log or keep trees.
+        spend_clock: under a competition clock, give each decision the clock's share of what is left of
+            the turn (`adapter.timing`), past `seconds`; False: `seconds` caps it under clocks too.
+            Without a clock, `seconds` applies either way.
 
     `act()` never raises: whatever fails, it returns the best action found so far, or else the
     scripted policy's (which plays on rather than ending the turn), or else a safe legal one, and
@@ -93,7 +96,7 @@ class MCTSBot(botbowl.Agent):
                  tree_policy: Optional[TreePolicy] = None, rollout_policy: Optional[RolloutPolicy] = None,
                  heuristic: Optional[Heuristic] = None, final_policy: Optional[FinalPolicy] = None,
                  seed: Optional[int] = None, on_decision: Optional[DecisionHook] = None, workers: int = 1,
-                 parallel: str = "root"):
+                 parallel: str = "root", spend_clock: bool = False):
         super().__init__(name)
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
             raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
@@ -105,6 +108,9 @@ class MCTSBot(botbowl.Agent):
         self.seed = seed
         self.rng = np.random.RandomState(seed)
         self.on_decision = on_decision
+        if not isinstance(spend_clock, bool):
+            raise TypeError(f"spend_clock must be True or False, got {spend_clock!r}")
+        self.spend_clock = spend_clock
         check_parallel(parallel, self.preset)
         self.parallel = parallel
         self.workers = SearchWorkers(workers, self.preset, seed,
@@ -181,15 +187,18 @@ class MCTSBot(botbowl.Agent):
         deadline = None if clock_seconds is None else start + clock_seconds
         if deadline is not None and deadline - time.perf_counter() < MIN_SEARCH_SECONDS:
             return self._fallback(game)
-        if self.budget.seconds is not None:
-            deadline = min(deadline or math.inf, start + self.budget.seconds)
+        budget = self.budget
+        if self.spend_clock and deadline is not None:  # the clock's share, however far past `seconds`
+            budget = Budget(seconds=deadline - start, iterations=budget.iterations)
+        elif budget.seconds is not None:
+            deadline = min(deadline or math.inf, start + budget.seconds)
         handing = time.perf_counter()
-        own, pending = self._submit(game, team, deadline)
+        own, pending = self._submit(game, team, budget, deadline)
         handing = time.perf_counter() - handing
         helpers = None
         if pending and self.parallel == "tree":
             helpers, pending = tree_parallel.TreeHelpers(pending, self.rng), []
-        result = run_search(game if own is None else own, budget=self.budget, preset=self.preset, rng=self.rng,
+        result = run_search(game if own is None else own, budget=budget, preset=self.preset, rng=self.rng,
                             team=team, deadline=deadline, root=reused, copy=own is None, helpers=helpers)
         if helpers is not None:
             self._settle(result, helpers)
@@ -225,7 +234,7 @@ class MCTSBot(botbowl.Agent):
                 log_failure_once(exc, "the on_decision hook raised; the decision stands")
         return action
 
-    def _submit(self, game: botbowl.Game, team: botbowl.Team,
+    def _submit(self, game: botbowl.Game, team: botbowl.Team, budget: Budget,
                 deadline: Optional[float]) -> Tuple[Optional[SearchGame], list]:
         """Hand the decision to the search workers (none with workers=1): the private copy they were
         sent, for this process to search too (one copy instead of two), and their connections.
@@ -237,7 +246,7 @@ class MCTSBot(botbowl.Agent):
             own = private_copy(game, seed=0)  # run_search gives it dice of its own
             if self.parallel == "tree":
                 return own, self.workers.share(own, team)
-            return own, self.workers.submit(own, team, self.budget, deadline)
+            return own, self.workers.submit(own, team, budget, deadline)
         except Exception as exc:  # noqa: BLE001
             log_failure_once(exc, "the search workers could not be given the decision; searching alone")
             return own, []

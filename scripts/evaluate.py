@@ -36,6 +36,12 @@ def main() -> None:
     parser.add_argument("--team", default="human", help="team file for both sides (default human)")
     parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="base seed (default 0)")
     parser.add_argument("--competition", action="store_true", help="play under botbowl's competition clocks")
+    parser.add_argument("--clock-scale", type=cli.positive_float, default=1.0, metavar="X",
+                        help="with --competition: scale the turn and secondary clocks, e.g. 0.25 for 30 s a turn "
+                             "(default 1)")
+    parser.add_argument("--spend-clock", action="store_true",
+                        help="with --competition: MCTS takes its clock's share of the turn (MCTSBot(spend_clock=True))"
+                             " rather than capping each decision at --seconds")
     cli.add_worker_arguments(parser)
     cli.add_search_workers_argument(parser, flag="--search-workers", default=1)
     parser.add_argument("--out", type=Path, default=Path("results/evaluation"),
@@ -55,7 +61,8 @@ def main() -> None:
                                        seconds=budget.seconds, iterations=budget.iterations, team=args.team,
                                        base_seed=args.seed, competition=args.competition,
                                        search_workers=args.search_workers, parallel=args.parallel,
-                                       opponent_seconds=args.opponent_seconds)
+                                       opponent_seconds=args.opponent_seconds, clock_scale=args.clock_scale,
+                                       spend_clock=args.spend_clock)
     except ValueError as exc:
         parser.error(str(exc))
     cli.check_ray(parser, args)

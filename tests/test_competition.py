@@ -114,3 +114,15 @@ def test_bad_arguments_are_rejected():
     assert result.returncode == 2 and "not a port number" in result.stderr
     result = run_script("soak", "--opponents", "nobody")
     assert result.returncode == 2 and "unknown bot 'nobody'" in result.stderr
+
+
+@pytest.mark.parametrize("spend", [True, False])
+def test_spend_clock_takes_the_clocks_share_past_seconds(monkeypatch, spend):
+    # The clock grants 0.6 s; `seconds` says 0.1. Spending the clock searches (about) the 0.6 s,
+    # capping it stops at the 0.1 s.
+    monkeypatch.setattr(timing, "time_for_decision", lambda game, team: 0.6)
+    game = turn_position(3, seed=2)
+    bot = mcts_bot.MCTSBot(seconds=0.1, seed=0, spend_clock=spend)
+    bot.new_game(game, game.active_team)
+    bot.act(game)
+    assert (bot.last_stats.seconds > 0.4) if spend else (bot.last_stats.seconds < 0.4)

@@ -37,6 +37,13 @@ def game_seed(base_seed: int, board: int, rollouts: bool, side: str, number: int
     return zlib.crc32(f"{base_seed}/{board}/{int(rollouts)}/{side}/{number}".encode()) & 0x7FFFFFFF
 
 
+def _clocks(competition: bool, clock_scale: float, spend_clock: bool) -> str:
+    if not competition:
+        return ""
+    scaled = f" x{clock_scale:g}" if clock_scale != 1.0 else ""
+    return f", competition clocks{scaled}" + (", spending the clock" if spend_clock else "")
+
+
 def _opponent_label(opponent: str, seconds: Optional[float]) -> str:
     return opponent if seconds is None else f"{opponent} at {seconds:g} s"
 
@@ -58,6 +65,8 @@ class Settings:
     search_workers: int = 1
     parallel: str = "root"
     opponent_seconds: Optional[float] = None  # an MCTS opponent's own seconds per decision
+    clock_scale: float = 1.0
+    spend_clock: bool = False
 
     def __post_init__(self) -> None:
         if self.games_per_side < 1:
@@ -77,7 +86,8 @@ class Settings:
                          preset=self.preset, opponent=self.opponent, seconds=self.seconds,
                          iterations=self.iterations, team=self.team, competition=self.competition,
                          search_workers=self.search_workers, parallel=self.parallel,
-                         opponent_seconds=self.opponent_seconds)
+                         opponent_seconds=self.opponent_seconds, clock_scale=self.clock_scale,
+                         spend_clock=self.spend_clock)
                 for rollouts in self.rollouts for board in self.boards for side in SIDES
                 for number in range(self.games_per_side)]
 
@@ -87,14 +97,15 @@ class Settings:
                 f"boards {', '.join(map(str, self.boards))}, "
                 f"{self.games_per_side} games per side, "
                 f"rollouts {'/'.join('on' if r else 'off' for r in self.rollouts)}, "
-                f"{budget}, base seed {self.base_seed}"
-                + (", competition clocks" if self.competition else ""))
+                f"{budget}, base seed {self.base_seed}" + _clocks(self.competition, self.clock_scale, self.spend_clock))
 
 
 # ----------------------------------------------------------------------------------------- results
 
 # What makes games comparable in one table; board, side, rollouts and seed are what the table varies.
-SETTING_FIELDS = ("preset", "opponent", "seconds", "iterations", "team", "competition", "opponent_seconds")
+SETTING_FIELDS = ("preset", "opponent", "seconds", "iterations", "team", "competition", "opponent_seconds",
+                  "clock_scale", "spend_clock")
+SETTING_DEFAULTS = {"clock_scale": 1.0, "spend_clock": False}  # for records written before these settings existed
 
 
 def describe_records(records: Sequence[dict]) -> str:
@@ -103,18 +114,19 @@ def describe_records(records: Sequence[dict]) -> str:
     must not mix."""
     if not records:
         raise ValueError("no finished games to summarise: play some first (without --report)")
-    settings = {tuple(r["spec"].get(k) for k in SETTING_FIELDS) for r in records}
+    settings = {tuple(r["spec"].get(k, SETTING_DEFAULTS.get(k)) for k in SETTING_FIELDS) for r in records}
     if len(settings) > 1:
         listed = "; ".join(", ".join(f"{k}={v}" for k, v in zip(SETTING_FIELDS, values))
                            for values in sorted(settings, key=str))
         raise ValueError(f"the results file mixes {len(settings)} settings ({listed}): "
                          f"give each setting its own --out folder")
-    preset, opponent, seconds, iterations, team, competition, opponent_seconds = next(iter(settings))
+    preset, opponent, seconds, iterations, team, competition, opponent_seconds, clock_scale, spend_clock = \
+        next(iter(settings))
     boards = sorted({r["spec"]["board"] for r in records})
     return (f"MCTS ({preset}) vs {_opponent_label(opponent, opponent_seconds)}, "
             f"boards {', '.join(map(str, boards))}, "
             f"{Budget(seconds=seconds, iterations=iterations)}, {len(records)} games"
-            + (", competition clocks" if competition else ""))
+            + _clocks(competition, clock_scale, spend_clock))
 
 
 # ------------------------------------------------------------------------------------------ running

@@ -20,20 +20,26 @@ def check_board_size(board_size: int) -> int:
     return board_size
 
 
-def load_config(board_size: int, competition: bool = False) -> botbowl.Configuration:
+def load_config(board_size: int, competition: bool = False, clock_scale: float = 1.0) -> botbowl.Configuration:
     """botbowl's configuration for the board: `gym-N` with pathfinding on, as in the seed's evaluation.
 
     With `competition`, the clocks and time limits of botbowl's Bot Bowl configuration (`bot-bowl`:
     120 s per turn, a short secondary clock for decisions in the opponent's turn) apply; on the
-    11-player board that is the Bot Bowl configuration itself.
+    11-player board that is the Bot Bowl configuration itself. `clock_scale` scales the turn and
+    secondary clocks (0.25: 30 s a turn), to measure under clocks in shorter games.
     """
     check_board_size(board_size)
+    if not clock_scale > 0:
+        raise ValueError(f"the clock scale must be greater than 0, got {clock_scale}")
     if competition and board_size == 11:
         config = botbowl.load_config("bot-bowl")
     else:
         config = botbowl.load_config(f"gym-{board_size}")
         if competition:
             config.time_limits = botbowl.load_config("bot-bowl").time_limits
+    if clock_scale != 1.0:
+        config.time_limits.turn *= clock_scale
+        config.time_limits.secondary *= clock_scale
     config.competition_mode = competition
     config.pathfinding_enabled = True
     config.pathfinding_directly_to_adjacent = True
@@ -43,9 +49,10 @@ def load_config(board_size: int, competition: bool = False) -> botbowl.Configura
 
 
 def make_game(board_size: int, home_agent: botbowl.Agent, away_agent: botbowl.Agent, *, seed: Optional[int] = None,
-              competition: bool = False, team: str = "human", game_id: str = "game") -> botbowl.Game:
+              competition: bool = False, clock_scale: float = 1.0, team: str = "human",
+              game_id: str = "game") -> botbowl.Game:
     """A new, not yet initialised game between two human-race teams (or `team`) on the board."""
-    config = load_config(board_size, competition)
+    config = load_config(board_size, competition, clock_scale)
     ruleset = _ruleset(config.ruleset)
     home, away = _teams(team, board_size, config.ruleset)
     return botbowl.Game(game_id, home, away, home_agent, away_agent, config, arena=_arena(config.arena),

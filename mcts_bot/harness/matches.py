@@ -37,6 +37,8 @@ class GameSpec:
     iterations: Optional[int] = None
     team: str = "human"
     competition: bool = False
+    clock_scale: float = 1.0  # with competition: the clocks scaled (0.25: 30 s a turn), for shorter games
+    spend_clock: bool = False  # MCTS under a clock takes the clock's share of the turn (`MCTSBot(spend_clock=...)`)
     search_workers: int = 1  # MCTS's searches per decision (`MCTSBot(workers=...)`); its opponent's is 1
     parallel: str = "root"  # how they share it (`MCTSBot(parallel=...)`)
     opponent_seconds: Optional[float] = None  # an MCTS opponent's own seconds per decision (default: `seconds`)
@@ -52,6 +54,10 @@ class GameSpec:
         check_parallel(self.parallel, PRESETS[self.preset])  # before a game, not as a crash in one
         check_bot(self.opponent)
         Budget(seconds=self.seconds, iterations=self.iterations)  # validates the budget
+        if not self.clock_scale > 0:
+            raise ValueError(f"the clock scale must be greater than 0, got {self.clock_scale}")
+        if not self.competition and (self.clock_scale != 1.0 or self.spend_clock):
+            raise ValueError("a clock scale and spending the clock are for games under clocks: add --competition")
         if self.opponent_seconds is not None:
             if mcts_preset_of(self.opponent) is None:
                 raise ValueError(f"an opponent budget is for MCTS opponents (mcts, mcts-<preset>), "
@@ -65,7 +71,9 @@ class GameSpec:
                 f"{self.preset}/{self.opponent}/{self.seconds}/{self.iterations}/{self.team}/{self.competition}"
                 + (f"/workers{self.search_workers}" if self.search_workers > 1 else "")
                 + ("/tree" if self.search_workers > 1 and self.parallel == "tree" else "")
-                + (f"/opponent-seconds{self.opponent_seconds}" if self.opponent_seconds is not None else ""))
+                + (f"/opponent-seconds{self.opponent_seconds}" if self.opponent_seconds is not None else "")
+                + (f"/clock{self.clock_scale:g}" if self.clock_scale != 1.0 else "")
+                + ("/spend-clock" if self.spend_clock else ""))
 
 
 class CheckedAgent(botbowl.Agent):
@@ -128,11 +136,11 @@ def play_game(spec: GameSpec) -> dict:
     """Play the game and return its record (a JSON-ready dict); a crash is recorded, not raised."""
     mcts = CheckedAgent(MCTSBot("mcts", seconds=spec.seconds, iterations=spec.iterations, preset=spec.preset,
                                 rollouts=spec.rollouts, seed=spec.seed, workers=spec.search_workers,
-                                parallel=spec.parallel))
+                                parallel=spec.parallel, spend_clock=spec.spend_clock))
     opponent = CheckedAgent(make_opponent(spec))
     home, away = (mcts, opponent) if spec.side == "home" else (opponent, mcts)
-    game = make_game(spec.board, home, away, seed=spec.seed, competition=spec.competition, team=spec.team,
-                     game_id=spec.key)
+    game = make_game(spec.board, home, away, seed=spec.seed, competition=spec.competition,
+                     clock_scale=spec.clock_scale, team=spec.team, game_id=spec.key)
     start = time.time()
     crash = play_to_the_end(game)
     seconds = time.time() - start
