@@ -207,8 +207,17 @@ def test_a_record_counts_an_mcts_opponents_iterations():
 
 
 USER_BOT = '''
+from __future__ import annotations
+
+from dataclasses import dataclass
+
 import botbowl
 from botbowl.ai.bots.random_bot import RandomBot
+
+
+@dataclass
+class Plan:  # a dataclass in the file: its module must be known while the file runs
+    score: float
 
 
 class SeededBot(RandomBot):

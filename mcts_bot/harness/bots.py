@@ -62,11 +62,12 @@ def load_agent_class(path: Path, class_name: str) -> Type[botbowl.Agent]:
     if module is None:
         spec = importlib.util.spec_from_file_location(module_name, path)
         module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module  # before it runs: dataclasses and pickling look their module up there
         try:
             spec.loader.exec_module(module)
         except Exception as exc:  # noqa: BLE001 - any error in the user's file, reported with its cause
+            del sys.modules[module_name]
             raise ValueError(f"importing the bot file {str(path)!r} failed: {type(exc).__name__}: {exc}") from exc
-        sys.modules[module_name] = module
     cls = getattr(module, class_name, None)
     if cls is None:
         classes = sorted(name for name, value in vars(module).items()
