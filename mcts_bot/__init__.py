@@ -1,7 +1,9 @@
 """mcts_bot: Monte Carlo Tree Search for botbowl.
 
 `import mcts_bot` registers the bot with botbowl, so `botbowl.make_bot("mcts")` works, and also
-`"mcts-vanilla"` (the seed's settings) and `"scripted"` (the rule-based sparring partner) for comparisons.
+`"mcts-vanilla"` (the seed's settings), and the two rule-based sparring partners: `"scripted"` (a
+prioritised list of rules, in the style of botbowl's tutorials) and `"grod"` (every action priced by
+its gain and risk, in the style of GrodBot).
 
 Importing it registers those names and changes nothing else in botbowl. The package in layers, each importing only from the ones before it (`tests/test_layers.py`):
 `logs`; `adapter` (botbowl: state keys, actions, the search's copy, clocks); `core` (nodes,
@@ -17,19 +19,22 @@ from mcts_bot.agent import MCTSBot, search
 from mcts_bot.core.nodes import ActionNode, ChanceNode
 from mcts_bot.core.preset import Preset
 from mcts_bot.core.search import Budget, Search, SearchResult, SearchStats, run_search
+from mcts_bot.knowledge.grod import GrodBot
 from mcts_bot.knowledge.scripted import ScriptedBot
 from mcts_bot.presets import PRESETS, configure, get_preset
 from mcts_bot.views.decision_page import DecisionPages
 from mcts_bot.views.tree_xml import to_xml
 
 __all__ = [
-    "ActionNode", "Budget", "ChanceNode", "DecisionPages", "MCTSBot", "PRESETS", "Preset", "ScriptedBot", "Search",
+    "ActionNode", "Budget", "ChanceNode", "DecisionPages", "GrodBot", "MCTSBot", "PRESETS", "Preset", "ScriptedBot",
+    "Search",
     "SearchResult", "SearchStats", "configure", "get_preset", "run_search", "search", "to_xml",
 ]
 
 # Only the bots a user picks from a list: ablation presets stay reachable by preset name
 # (`MCTSBot(preset=...)`, `--opponent mcts-<preset>` in the scripts) without crowding botbowl's bot list.
-BOT_NAMES = {"mcts": MCTSBot, "mcts-vanilla": partial(MCTSBot, preset="vanilla"), "scripted": ScriptedBot}
+BOT_NAMES = {"mcts": MCTSBot, "mcts-vanilla": partial(MCTSBot, preset="vanilla"), "scripted": ScriptedBot,
+             "grod": GrodBot}
 
 
 def _register() -> None:

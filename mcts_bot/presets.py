@@ -34,6 +34,7 @@ from mcts_bot.core.policies import (
     ucb1,
 )
 from mcts_bot.core.preset import Preset, check_parts
+from mcts_bot.knowledge.grod import grod_action
 from mcts_bot.knowledge.heuristics import material_heuristic, progress_heuristic, threat_heuristic
 from mcts_bot.knowledge.priors import (
     action_priors,
@@ -100,6 +101,8 @@ ABLATIONS = (
     DEFAULT.replace(name="default-puct-greedy", tree_policy=partial(puct, c=0.75)),
     DEFAULT.replace(name="default-puct-wide", tree_policy=partial(puct, c=3.0)),
     VANILLA.replace(name="vanilla-shuffled", action_order=shuffled_order),
+    # The other sparring partner's knowledge in the search: its choice leads the priors, and it finishes the actions.
+    DEFAULT.replace(name="default-grod", priors=partial(knowledge_priors, choose=grod_action), rollout_policy=grod_action),
 )
 
 PRESETS: Dict[str, Preset] = {preset.name: preset for preset in (VANILLA, DEFAULT, LEARNED, PREVIOUS) + ABLATIONS}

@@ -7,7 +7,6 @@ from botbowl.core import Action, ActionType
 
 from conftest import action_key, arranged_position, turn_position
 from mcts_bot.adapter.actions import legal_actions
-from mcts_bot.knowledge import priors as priors_module
 from mcts_bot.knowledge.priors import SCRIPTED_BONUS, knowledge_priors
 from mcts_bot.knowledge.scripted import scripted_action
 
@@ -24,14 +23,17 @@ def test_a_probability_for_each_action(board, seed):
     assert knowledge_priors(game, []) == []
 
 
-def test_the_scripted_choice_gets_its_bonus(monkeypatch):
-    # Whatever the scripted policy picks gets SCRIPTED_BONUS logits over what the state says of it.
+def nothing(game):
+    """A policy choice no legal action matches: the priors without any policy's opinion."""
+    return Action(ActionType.PLACE_PLAYER)
+
+
+def test_the_policys_choice_gets_its_bonus():
+    # Whatever the policy picks gets SCRIPTED_BONUS logits over what the state says of it.
     game = turn_position(3, seed=4)
     actions = legal_actions(game)
-    monkeypatch.setattr(priors_module, "scripted_action", lambda g, rng=None: Action(ActionType.END_TURN))
-    with_bonus = knowledge_priors(game, actions)
-    monkeypatch.setattr(priors_module, "scripted_action", lambda g, rng=None: Action(ActionType.PLACE_PLAYER))
-    without = knowledge_priors(game, actions)  # a choice no action matches: no bonus for anyone (as below)
+    with_bonus = knowledge_priors(game, actions, choose=lambda g: Action(ActionType.END_TURN))
+    without = knowledge_priors(game, actions, choose=nothing)
     end = next(i for i, a in enumerate(actions) if a.action_type == ActionType.END_TURN)
     other = next(i for i, a in enumerate(actions) if i != end)
     ratio = (with_bonus[end] / with_bonus[other]) / (without[end] / without[other])
@@ -40,29 +42,22 @@ def test_the_scripted_choice_gets_its_bonus(monkeypatch):
     assert without[end] < min(p for a, p in zip(actions, without) if a.action_type == ActionType.START_MOVE)
 
 
-def test_a_scripted_failure_is_logged_once_and_the_priors_go_on(monkeypatch, caplog):
-    def broken(game, rng=None):
+def test_a_policy_failure_is_logged_once_and_the_priors_go_on(caplog):
+    def broken(game):
         raise RuntimeError("no plan")
 
-    monkeypatch.setattr(priors_module, "scripted_action", broken)
     game = turn_position(3, seed=5)
     actions = legal_actions(game)
     with caplog.at_level("DEBUG", logger="mcts_bot"):
-        first = knowledge_priors(game, actions)
-        knowledge_priors(game, actions)
+        first = knowledge_priors(game, actions, choose=broken)
+        knowledge_priors(game, actions, choose=broken)
     errors = [r for r in caplog.records if r.levelname == "ERROR"]
     assert len(errors) == 1 and "no plan" in errors[0].getMessage()
     assert math.isclose(sum(first), 1.0)
 
 
-@pytest.fixture
-def no_scripted_choice(monkeypatch):
-    """The priors without the scripted policy's opinion: what the state alone says of each action."""
-    monkeypatch.setattr(priors_module, "scripted_action", lambda g, rng=None: Action(ActionType.PLACE_PLAYER))
-
-
 @pytest.mark.parametrize("side", ["home", "away"])
-def test_a_two_dice_block_before_a_minus_two_one(side, no_scripted_choice):
+def test_a_two_dice_block_before_a_minus_two_one(side):
     # Our blitzer (ST 3, roster index 0) beside one ST 3 opponent with a team-mate assisting: 2
     # dice for; our lineman (index 3) beside three opponents: -2 dice. Block starts are ranked by
     # their best block.
@@ -72,6 +67,6 @@ def test_a_two_dice_block_before_a_minus_two_one(side, no_scripted_choice):
     strong, weak = team.players[0], team.players[3]
     assert game.num_block_dice(strong, opp.players[0]) == 2 and game.num_block_dice(weak, opp.players[2]) == -2
     actions = legal_actions(game)
-    priors = dict(zip(map(action_key, actions), knowledge_priors(game, actions)))
+    priors = dict(zip(map(action_key, actions), knowledge_priors(game, actions, choose=nothing)))
     block = lambda player: priors[action_key(Action(ActionType.START_BLOCK, player=player))]  # noqa: E731
     assert block(strong) > block(weak)

@@ -11,7 +11,7 @@ Priors are from the acting team's point of view (opponent nodes get good moves f
 from __future__ import annotations
 
 import math
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import botbowl
 import numpy as np
@@ -211,10 +211,12 @@ def _target_logit(board, player, action: Action, path) -> float:
     return logit
 
 
-def knowledge_priors(game: botbowl.Game, actions: List[Action]) -> List[float]:
+def knowledge_priors(game: botbowl.Game, actions: List[Action],
+                     choose: Callable[[botbowl.Game], Action] = scripted_action) -> List[float]:
     """A probability for each action (summing to 1): what a coach would try first.
 
-    The scripted policy's own choice gets `SCRIPTED_BONUS` logits; the rest come from the state:
+    The choice of a policy (`choose`: the scripted policy's by default) gets `SCRIPTED_BONUS`
+    logits; the rest come from the state:
     block dice odds and fumble chances (`Game.get_block_probs`), the success chance of a move's
     path, the value of the square it ends on (cage, mark, screen), and an order of play (blocks
     and safe moves before the carrier's, no fouls, END_TURN last).
@@ -249,9 +251,9 @@ def knowledge_priors(game: botbowl.Game, actions: List[Action]) -> List[float]:
             logit = 0.0
         logits.append(logit)
     try:
-        chosen = scripted_action(game)
-    except Exception as exc:  # noqa: BLE001 - priors stay usable without the script's opinion
-        log_failure_once(exc, "the scripted policy failed inside the priors; they go on without its choice")
+        chosen = choose(game)
+    except Exception as exc:  # noqa: BLE001 - priors stay usable without the policy's opinion
+        log_failure_once(exc, "the policy failed inside the priors; they go on without its choice")
         chosen = None
     if chosen is not None:
         for i, action in enumerate(actions):
