@@ -152,9 +152,12 @@ def test_a_failing_worker_costs_iterations_never_the_decision(monkeypatch, failu
     if parallel == "tree":  # no virtual visit left behind
         assert visits_consistent(bot.last_root)
     monkeypatch.undo()
-    # The failed helper is replaced at the next decision (a hung one, which still has not answered
-    # then, counts as failed); an iteration budget makes the decision wait for the new helper's
-    # answers however loaded the machine is.
+    # The failed helper is replaced at the next decision; a hung one once it has owed its reply for
+    # STUCK_SECONDS (then it counts as failed). An iteration budget makes the decision wait for the
+    # new helper's answers however loaded the machine is.
+    if failure is hang:
+        monkeypatch.setattr(workers_module, "STUCK_SECONDS", 0.5)
+        time.sleep(0.6)
     bot.budget = mcts_bot.Budget(iterations=20)
     bot.act(game)
     first.join(timeout=5)
@@ -271,3 +274,25 @@ def test_bad_worker_counts_fail_clearly():
     for bad in (0, -1, 1.5, True):
         with pytest.raises(ValueError, match="workers must be a positive integer"):
             mcts_bot.MCTSBot(workers=bad)
+
+
+def test_a_helper_late_past_the_next_decision_sits_it_out(monkeypatch, caplog):
+    # The next decision can come a millisecond after the last: a helper still busy with its late
+    # search is not sent the new one, nor replaced, nor reported; it joins again once it answered.
+    monkeypatch.setattr(root_parallel, "run_search", _late)
+    game = turn_position(3, seed=5)
+    bot = mcts_bot.MCTSBot(seconds=0.3, seed=0, workers=2)
+    bot.new_game(game, game.active_team)
+    helper = bot.workers._helpers[0][0]
+    with caplog.at_level("INFO", logger="mcts_bot"):
+        bot.act(game)
+        bot.act(game)  # at once: the helper still sleeps on its first reply
+    assert bot.last_stats.late_workers == 0 and bot.last_stats.merged_iterations == 0  # not asked
+    assert bot.workers._helpers[0][0] is helper and helper.is_alive()
+    assert bot.totals.errors == 0 and not caplog.records
+    monkeypatch.undo()
+    time.sleep(1.0)  # its late reply comes
+    bot.budget = mcts_bot.Budget(iterations=20)
+    bot.act(game)
+    assert bot.last_stats.merged_iterations == 20 and bot.workers._helpers[0][0] is helper
+    bot.end_game(game)

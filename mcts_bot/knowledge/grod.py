@@ -14,9 +14,10 @@ Evaluation. A candidate scores its expected gain minus the expected cost of a tu
 
 The second term is why safe actions (no dice) come first and risky ones last: a turnover costs the
 safe actions that have not been taken yet. Gains share one unit (a touchdown is TD_VALUE):
-  - the ball's value at a square for the team holding it: possession, progress, a run-in next turn,
-    minus the opponents' tackle zones on it and the opponents who can reach it (less what the cage
-    around it covers), minus the sideline;
+  - the ball's value at a square for the team holding it: a touchdown discounted by the turns the drive
+    still needs from there (none left in the half: only denial), times the chance to keep the ball
+    through the opponent's next turn (their tackle zones on it, whether any of them can reach it for a
+    blitz, less what the cage around it covers, the sideline);
   - a heat map of what each square is worth to a player without the ball: cage corners around the
     square the carrier is heading for; on defence marking their carrier, a spread screen in front of
     it, free receivers marked, a deep safety; closeness to a loose ball;
@@ -53,11 +54,11 @@ TD_VALUE = 100.0  # a touchdown: every other value is measured against it
 # A held ball is worth a touchdown discounted by the turns it still needs (the carrier's last run covers its
 # MA, each turn before it the cage advances CAGE_PACE squares) and the chance to keep it through each of them.
 CAGE_PACE = 4.0  # squares a cage advances in a turn
-KEEP_PER_TURN = 0.8  # the chance to keep the ball through one more opponent turn
+KEEP_PER_TURN = 0.7  # the chance to keep the ball through one more opponent turn
 DENIAL_VALUE = 10.0  # a ball that cannot score before the half ends still keeps it from the opponent
 DENIAL_PROGRESS = 0.5  # per square of progress when it cannot score in time: luck and the next drive's field
 # The chance the opponent takes the ball in their next turn scales the ball's value (and costs LOOSE_BALL_COST):
-BLITZ_LOSE = 0.35  # some opponent can reach the carrier (one blitz a turn): an unprotected carrier falls this often
+BLITZ_LOSE = 0.25  # some opponent can reach the carrier (one blitz a turn): an unprotected one loses it this often
 REACH_LOSE = 0.05  # per opponent able to reach it (up to four): assists and tackle zones for that blitz
 CONTACT_LOSE = 0.2  # per opposing tackle zone on the carrier now: a block without a move, a dodge to leave
 SIDELINE_LOSE = 0.1  # on the sideline the carrier is one push from the crowd (half of it a square in: it gets trapped)
@@ -73,7 +74,7 @@ PASS_RANKS = {PassDistance.QUICK_PASS: 0, PassDistance.SHORT_PASS: 1, PassDistan
 
 # Risk
 TURNOVER_BASE = 6.0  # a turnover hands the opponent a turn with our players out of position
-OPPORTUNITY_CAP = 15.0  # one teammate's pending safe action counts at most this much toward a turnover
+OPPORTUNITY_CAP = 15.0  # one teammate's pending best action counts at most this much toward a turnover
 DOWN_COST = 2.0  # our player on the ground: no tackle zone, no assist, an armour roll
 SAFE = 0.999  # a path at least this likely needs no dice
 PATHS_WITH_REROLL = False  # price moves without the team re-roll: it is spent once, and a dodge is not free
@@ -82,7 +83,7 @@ MIN_MOVE_GAIN = 0.3  # a positional move must improve the square by this much
 TARGET_STICKINESS = 4.0  # the carrier keeps the target its cage is forming around unless another is clearly better
 
 # Blocks
-KNOCKDOWN_VALUE = 4.0  # an opponent on the ground: no tackle zone, no assist, an armour roll, 3 MA to stand
+KNOCKDOWN_VALUE = 6.0  # an opponent on the ground: no tackle zone, no assist, an armour roll, 3 MA to stand
 FREES_CARRIER = 10.0  # the opponent knocked down was marking our carrier: CONTACT_LOSE of a ball worth ~50
 FREES_TEAMMATE = 1.0  # per unused teammate it was marking (two at most): they move without dodging
 PUSH_INTO_CROWD = 1.0  # a push into the crowd removes the player: as good as a knock-down and then some
@@ -118,12 +119,14 @@ SIDELINE_EXPOSURE = 1.0  # in contact on the sideline: a push into the crowd
 
 # Kick-off
 KICK_DEPTH_FRACTION = 1 / 6  # kick this far (of the pitch length) from their endzone: deep, away from the sidelines
-FORMATIONS_RECEIVE = (ActionType.SETUP_FORMATION_WEDGE, ActionType.SETUP_FORMATION_LINE)
-FORMATIONS_KICK = (ActionType.SETUP_FORMATION_ZONE, ActionType.SETUP_FORMATION_SPREAD)
+FORMATIONS_RECEIVE = (ActionType.SETUP_FORMATION_WEDGE,  # players in the middle, ready to form the cage
+                      ActionType.SETUP_FORMATION_LINE)
+FORMATIONS_KICK = (ActionType.SETUP_FORMATION_ZONE,  # depth against the run, first choice where offered
+                   ActionType.SETUP_FORMATION_SPREAD)
 
 START_TYPES = (ActionType.START_MOVE, ActionType.START_BLOCK, ActionType.START_BLITZ, ActionType.START_PASS,
-               ActionType.START_HANDOFF, ActionType.START_FOUL)
-GFI_PROB = 5.0 / 6.0
+               ActionType.START_HANDOFF, ActionType.START_FOUL)  # the player actions the planner knows
+GFI_PROB = 5.0 / 6.0  # a go-for-it fails on a 1
 
 Step = Tuple[ActionType, Optional[botbowl.Square]]
 
@@ -174,17 +177,18 @@ class Board:
         rounds = game.config.rounds
         # Nothing follows our turn in this half: only touchdowns (and hurting opponents) still count.
         self.final_turn = team.state.turn >= rounds and self.opp.state.turn >= rounds
-        self.opp_tz = self._zones([p for p in self.theirs if p.has_tackle_zone()])
+        self.turns_left = max(0, rounds - team.state.turn)  # our turns after this one in the half
+        self.opp_tz = self.zones([p for p in self.theirs if p.has_tackle_zone()])
         self.opp_tz_at = self.opp_tz.tolist()
         self._paths: Dict[str, List[tuple]] = {}
         self._ends: Dict[str, Dict[Tuple[int, int], object]] = {}
         self._reach: Optional[np.ndarray] = None
         self._ball_map: Optional[list] = None
-        self.turns_left = max(0, rounds - team.state.turn)  # our turns after this one in the half
         self._td_prob: Dict[str, float] = {}
 
     # -- geometry
-    def _zones(self, players: Sequence[botbowl.Player]) -> np.ndarray:
+    def zones(self, players: Sequence[botbowl.Player]) -> np.ndarray:
+        """How many of `players` exert a tackle zone on each square (not counting their own square)."""
         zones = np.zeros((self.height, self.width), dtype=np.int32)
         for p in players:
             x, y = p.position.x, p.position.y
@@ -442,7 +446,7 @@ def _defence(board: Board, value: np.ndarray, carrier_square: botbowl.Square) ->
     back_dir = -board.forward  # toward our own endzone
     back = (board.xs - carrier_square.x) * back_dir
     screen = (back >= 2) & (back <= 5) & (dy <= back + 1)
-    ours_beside = board._zones([p for p in board.ours if p.state.up])
+    ours_beside = board.zones([p for p in board.ours if p.state.up])
     fade = 1.0 - dy / (np.maximum(back, 0) + 2.0)  # wider further back, as a funnel
     value += screen * (SCREEN_DEFENCE * fade - SCREEN_OVERLAP * ours_beside)
     deep = [p for p in board.ours if p.state.up and (p.position.x - carrier_square.x) * back_dir >= 6]
@@ -523,6 +527,8 @@ def _keep_value(board: Board, carrier: botbowl.Player, carrier_moves: Sequence[P
 
 
 def _handoff_plans(board: Board, carrier: botbowl.Player, keep: float) -> List[Plan]:
+    """A hand-off to each teammate who can catch, from the square next to it the carrier reaches most
+    safely; worth it when the receiver holds the ball better than the carrier would (`keep`)."""
     game = board.game
     ends = board.ends(carrier)
     here = carrier.position

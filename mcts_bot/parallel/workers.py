@@ -7,8 +7,9 @@ from the agent's process) is in place before its first deadline. They are stoppe
 the game, when the agent is collected, and at exit; one whose agent's process was killed ends by
 itself. A helper that fails or dies is replaced at the next decision. One that does not answer by
 the deadline is late, not failed (on a loaded machine a helper is sometimes a step late): it is
-counted, left to finish, and at the next decision its late reply is thrown away and it searches
-again; if it still has not answered by then, it is stopped and replaced, and that is a failure.
+counted and left to finish; its late reply is thrown away when it comes, and until then it sits
+out the decisions (the next one can start a millisecond after the last). One that owes a reply for
+`STUCK_SECONDS` is stopped and replaced, and that is a failure.
 The decision goes on with the statistics that did arrive, so a helper can cost a decision some
 iterations, never the game.
 
@@ -44,6 +45,7 @@ log = logging.getLogger("mcts_bot")
 LATE_SECONDS = 0.1
 PARENT_CHECK_SECONDS = 1.0  # how often an idle helper checks that the agent's process is still there
 HANG_SECONDS = 30.0  # without a deadline (an iteration budget), a helper that takes longer is given up
+STUCK_SECONDS = 10.0  # a helper that owes a reply this long is replaced (no decision's time comes near it)
 # Warming up: moves played to reach a turn, the iterations of the short search there, and how long
 # the agent waits for its helpers to be ready (botbowl gives a bot 20 s to start a Bot Bowl game).
 WARM_STEPS = 80
@@ -135,7 +137,8 @@ class SearchWorkers:
         self.serve = serve
         self.seeds = np.random.RandomState(seed)
         self._helpers: list = []  # (process, connection)
-        self._late: Dict[Connection, int] = {}  # helpers that missed a deadline: the replies still to come
+        # Helpers that missed a deadline: the replies still to come, and since when the oldest is due
+        self._late: Dict[Connection, Tuple[int, float]] = {}
         self._errors: List[str] = []  # failures found between decisions (`take_errors`)
         self._finalizer = weakref.finalize(self, _stop, self._helpers)
 
@@ -182,10 +185,11 @@ class SearchWorkers:
         return self._send_all(lambda snapshot: ("state", snapshot, team.team_id), game)
 
     def late(self, connections: List[Connection]) -> None:
-        """These helpers owe a finished decision one reply per entry: thrown away if they come by
-        the next decision, else the helper is replaced then."""
+        """These helpers owe a finished decision one reply per entry: thrown away when they come;
+        meanwhile the helper sits out the decisions, and is replaced if they take `STUCK_SECONDS`."""
         for conn in connections:
-            self._late[conn] = self._late.get(conn, 0) + 1
+            due, since = self._late.get(conn, (0, time.perf_counter()))
+            self._late[conn] = (due + 1, since)
 
     def submit(self, game: SearchGame, team: botbowl.Team, budget: Budget,
                deadline: Optional[float]) -> List[Connection]:
@@ -196,12 +200,15 @@ class SearchWorkers:
         return self._send_all(lambda snapshot: ("search", snapshot, team.team_id, budget.iterations, deadline), game)
 
     def _send_all(self, message: Callable[[bytes], tuple], game: SearchGame) -> List[Connection]:
-        """Send every helper `message(the pickled game)`; the connections that took it."""
+        """Send every helper not owing a reply `message(the pickled game)`; the connections that took it."""
         if self.count < 2:
             return []
         self.start()
+        ready = [conn for _, conn in self._helpers if conn not in self._late]
+        if not ready:
+            return []
         snapshot = pickle.dumps(game, protocol=pickle.HIGHEST_PROTOCOL)
-        return self._send_to([conn for _, conn in self._helpers], message(snapshot))
+        return self._send_to(ready, message(snapshot))
 
     def _send_to(self, connections: List[Connection], message: tuple) -> List[Connection]:
         """Send `message` to these helpers; the connections that took it."""
@@ -241,20 +248,26 @@ class SearchWorkers:
         return results, iterations, errors, len(waiting)
 
     def _settle_late(self) -> None:
-        """Throw away the late replies that came; stop the helpers whose reply still has not (a
-        failure) and those that died meanwhile (already reported as they died)."""
-        for conn, due in list(self._late.items()):
-            del self._late[conn]
+        """Throw away the late replies that came. Stop the helpers that died meanwhile (already
+        reported as they died), and those that owe a reply for `STUCK_SECONDS` (a failure)."""
+        now = time.perf_counter()
+        for conn, (due, since) in list(self._late.items()):
             try:
                 while due and conn.poll():
                     conn.recv()
                     due -= 1
-                if not due:
-                    continue
-                self._errors.append("a search worker gave no answer by the next decision: replaced")
             except (EOFError, OSError):
-                pass
-            self._retire([conn])
+                del self._late[conn]
+                self._retire([conn])
+                continue
+            if not due:
+                del self._late[conn]
+            elif now - since >= STUCK_SECONDS:
+                del self._late[conn]
+                self._errors.append(f"a search worker gave no answer for {STUCK_SECONDS:g} s: replaced")
+                self._retire([conn])
+            else:
+                self._late[conn] = (due, since)
 
     def _retire(self, connections: List[Connection]) -> None:
         """Stop the helpers on these connections and wait for them, so that the next decision

@@ -1,0 +1,209 @@
+"""The GrodBot-style sparring partner (`mcts_bot.knowledge.grod`): whole games without an illegal
+action on every board, and what a coach expects in hand-arranged positions, as home and as away
+(seeded, so each test plays the same dice every run)."""
+import copy
+import logging
+
+import pytest
+from botbowl.ai.bots.random_bot import RandomBot
+from botbowl.core import ActionType
+
+from conftest import arranged_position, play_out_turn
+from mcts_bot.harness.games import make_game
+from mcts_bot.knowledge import grod
+from mcts_bot.knowledge.grod import GrodBot
+
+SIDES = ["home", "away"]
+
+
+class Checked(GrodBot):
+    """GrodBot whose every action is checked against botbowl's own test of the game's choices."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.illegal = []
+        self.decisions = 0
+
+    def act(self, game):
+        action = super().act(game)
+        self.decisions += 1
+        if not game._is_action_allowed(copy.copy(action)):
+            self.illegal.append((game.get_procedure_names()[-1], action.action_type.name))
+        return action
+
+
+def play_game(board_size, home, away, seed):
+    game = make_game(board_size, home, away, seed=seed)
+    game.init()
+    assert game.state.game_over
+    return game
+
+
+@pytest.mark.parametrize("board_size", [1, 3, 5])
+@pytest.mark.parametrize("side", SIDES)
+def test_whole_games_against_random_are_legal(board_size, side):
+    bot = Checked("grod", seed=board_size)
+    opponent = RandomBot("random", seed=board_size + 100)
+    home, away = (bot, opponent) if side == "home" else (opponent, bot)
+    play_game(board_size, home, away, seed=board_size * 7)
+    assert bot.decisions > 20
+    assert bot.illegal == []
+
+
+def test_a_whole_eleven_player_game_is_legal():
+    # Two bots: every decision botbowl asks of either side (block dice against, pushes, interceptions...).
+    home, away = Checked("grod-home", seed=1), Checked("grod-away", seed=2)
+    game = play_game(11, home, away, seed=11)
+    assert home.decisions > 100 and away.decisions > 100
+    assert home.illegal == [] and away.illegal == []
+    assert sum(t.state.score for t in game.state.teams) > 0
+
+
+def test_the_same_seed_plays_the_same_game():
+    def moves(seed):
+        bot = GrodBot("grod", seed=seed)
+        game = play_game(3, bot, RandomBot("random", seed=5), seed=9)
+        return [(r.outcome_type.name, r.player.player_id if r.player else None) for r in game.state.reports]
+    assert moves(3) == moves(3)
+
+
+def test_an_error_in_the_planner_falls_back_to_a_legal_action(monkeypatch, caplog):
+    def broken(self, game):
+        raise RuntimeError("planner broke")
+    monkeypatch.setattr(GrodBot, "decide", broken)
+    bot = Checked("grod", seed=0)
+    with caplog.at_level(logging.ERROR, logger="mcts_bot"):
+        play_game(1, bot, RandomBot("random", seed=1), seed=3)
+    assert bot.illegal == []
+    assert len([r for r in caplog.records if "planner broke" in r.getMessage()]) == 1  # logged once
+
+
+# ------------------------------------------------------------------------------ arranged positions
+def give_ball_to_opponent(game, index):
+    """The opposing team's player `index` holds the ball."""
+    carrier = game.get_opp_team(game.active_team).players[index]
+    ball = game.get_ball()
+    ball.move_to(carrier.position)
+    ball.is_carried, ball.on_ground = True, True
+    game.set_available_actions()
+    return carrier
+
+
+def starts(chosen, action_type):
+    return [a for a in chosen if a.action_type == action_type]
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_scores_when_the_way_is_free(side):
+    game = arranged_position(3, side, ours={0: (3, 2), 1: (6, 4)}, theirs={0: (10, 1), 1: (10, 5)}, carrier=0)
+    team = game.active_team
+    play_out_turn(game, GrodBot(seed=0))
+    assert team.state.score == 1
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_picks_up_a_loose_ball(side):
+    game = arranged_position(3, side, ours={0: (6, 3), 1: (7, 1)}, theirs={0: (11, 1), 1: (11, 5)}, ball=(5, 3))
+    ball = game.get_ball_position()
+    chosen = play_out_turn(game, GrodBot(seed=0))
+    assert any(a.action_type == ActionType.MOVE and a.position == ball for a in chosen), "nobody went for the ball"
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_hands_off_to_a_teammate_who_can_score(side):
+    # Our lineman (MA 6) holds the ball ten squares out: too far to score. The catcher (MA 8) three
+    # squares ahead of it can, once it has the ball; the opponents are far behind.
+    game = arranged_position(3, side, ours={3: (10, 3), 2: (7, 3)}, theirs={0: (11, 1), 1: (11, 5)}, carrier=3)
+    team = game.active_team
+    catcher = team.players[2]
+    chosen = play_out_turn(game, GrodBot(seed=0))
+    assert [a.player for a in starts(chosen, ActionType.START_HANDOFF)] == [team.players[3]]
+    assert any(a.action_type == ActionType.HANDOFF for a in chosen)
+    assert game.get_ball_carrier() is catcher or team.state.score == 1
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_passes_over_a_screen_to_a_free_receiver(side):
+    # Our thrower holds the ball behind a screen of five opponents that covers the whole width; our
+    # catcher stands free six squares ahead of it, close enough to run in after the catch. A short
+    # pass (with the Pass and Catch skills) beats dodging through the screen.
+    screen = {index: (10, y) for index, y in enumerate([2, 5, 8, 11, 14])}
+    game = arranged_position(11, side, ours={2: (13, 8), 3: (7, 8)}, theirs=screen, carrier=2)
+    team = game.active_team
+    receiver = team.players[3]
+    target = receiver.position
+    plans, _ = grod.candidate_plans(grod.Board(game, team))
+    assert not [p for p in plans if p.player == receiver], "the receiver should wait for the ball"
+    chosen = play_out_turn(game, GrodBot(seed=0))
+    assert [a.player for a in starts(chosen, ActionType.START_PASS)] == [team.players[2]]
+    assert any(a.action_type == ActionType.PASS and a.position == target for a in chosen)
+    assert not any(a.player == receiver for a in chosen if a.action_type.name.startswith("START_")) \
+        or game.get_ball_carrier() is receiver or team.state.score == 1, "the receiver moved before the pass"
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_blitzes_the_opposing_carrier(side):
+    # Their catcher holds the ball three squares from our blitzer, nobody next to either.
+    game = arranged_position(5, side, ours={0: (8, 5), 3: (9, 2)}, theirs={2: (11, 5), 3: (14, 2)})
+    team = game.active_team
+    carrier = give_ball_to_opponent(game, 2)
+    target = carrier.position
+    chosen = play_out_turn(game, GrodBot(seed=0))
+    assert [a.player for a in starts(chosen, ActionType.START_BLITZ)] == [team.players[0]]
+    assert any(a.action_type == ActionType.BLOCK and a.position == target for a in chosen)
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_blocks_at_two_dice_rather_than_one(side):
+    # Our lineman X is beside two opponents: a lineman A (whose block is one die: our blitzer Y
+    # assists us, their catcher assists them) and the catcher B (two dice: ST 3 against ST 2, and A
+    # cannot assist B while Y marks it). Y's own block on A is one die. Our thrower holds the ball far away.
+    game = arranged_position(3, side, ours={3: (6, 3), 0: (6, 1), 1: (10, 5)}, theirs={3: (6, 2), 2: (6, 4)},
+                             carrier=1)
+    team = game.active_team
+    x = team.players[3]
+    a, b = (game.get_opp_team(team).players[i] for i in (3, 2))
+    assert game.num_block_dice(x, a) == 1 and game.num_block_dice(x, b) == 2  # the setting holds
+    assert game.num_block_dice(team.players[0], a) == 1
+    thrown = []
+
+    class Watch(GrodBot):
+        def act(self, g):
+            action = super().act(g)
+            if action.action_type == ActionType.BLOCK:
+                attacker, defender = g.state.active_player, g.get_player_at(action.position)
+                thrown.append((attacker, defender, g.num_block_dice(attacker, defender)))
+            return action
+
+    play_out_turn(game, Watch(seed=0))
+    assert thrown, "no block at all"
+    assert thrown[0][:2] == (x, b)
+    assert all(dice >= 2 for _, _, dice in thrown), f"blocks at {[d for *_, d in thrown]} dice"
+
+
+def test_block_odds_follow_the_dice():
+    # botbowl's own numbers for a block without skills: one die 1/3 down for the attacker, two dice 1/9.
+    assert grod.block_odds(1, False, False, True, False)[0] == pytest.approx(1 / 3)
+    assert grod.block_odds(2, False, False, True, False)[0] == pytest.approx(1 / 9)
+    assert grod.block_odds(-2, False, False, True, False)[0] == pytest.approx(5 / 9)
+    assert grod.block_odds(2, False, False, True, False)[1] > grod.block_odds(1, False, False, True, False)[1]
+
+
+@pytest.mark.parametrize("board", [3, 11])
+def test_grod_action_plays_whole_games_from_the_state_alone(board):
+    # As a search's playouts use it: no memory between calls, every action botbowl's to take.
+    import numpy as np
+    from conftest import allowed_by_botbowl
+    from mcts_bot.adapter import actions
+    from mcts_bot.harness.games import random_position
+    game = random_position(board, seed=board, steps=0)
+    rng = np.random.RandomState(0)
+    for _ in range(3000):
+        if game.state.game_over:
+            break
+        action = grod.grod_action(game, rng)
+        assert allowed_by_botbowl(game, action), action
+        actions.step(game, action)
+    assert game.state.game_over
+    if board == 3:  # small boards see touchdowns; 11-player games between equals are often 0-0
+        assert game.state.home_team.state.score + game.state.away_team.state.score > 0
