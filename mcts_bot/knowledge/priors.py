@@ -15,8 +15,9 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import botbowl
 import numpy as np
-from botbowl.core import Action, ActionType
+from botbowl.core import Action, ActionType, Skill
 from botbowl.core.procedure import Block
+from botbowl.core.table import PassDistance, Rules
 
 from mcts_bot.adapter.actions import same_action
 from mcts_bot.knowledge.scripted import SELECT_DIE, Board, block_value, die_value, scripted_action, square_value
@@ -148,6 +149,7 @@ def prior_order(game: botbowl.Game, actions: List[Action], rng: np.random.Random
 
 SCRIPTED_BONUS = 2.5  # logits added to the scripted policy's own choice
 PATH_FAILURE = 3.0  # logits lost per unit of failure probability of a move's path
+THROWABLE = (PassDistance.QUICK_PASS, PassDistance.SHORT_PASS, PassDistance.LONG_PASS)  # not a long bomb
 START_LOGITS = {
     ActionType.START_MOVE: 0.0,
     ActionType.START_BLOCK: 0.0,  # replaced by the best block's odds
@@ -157,6 +159,71 @@ START_LOGITS = {
     ActionType.START_FOUL: -1.5,
     ActionType.END_TURN: -1.0,
 }
+
+
+# The passing game: a pass or hand-off to a teammate is worth the squares it gains and the touchdown
+# it makes possible, at the chance it arrives; a ball thrown to nobody is a turnover.
+BALL_MOVE_SUCCESS = 2.5  # logits for a pass or hand-off sure to arrive, before what it gains
+BALL_MOVE_GAIN = 1.0  # per receiver's MA of ground gained toward the endzone
+BALL_MOVE_SCORE = 2.0  # the receiver can score this turn (in the endzone, or free with the moves to get there)
+BALL_MOVE_FAILURE = 3.0  # per unit of the chance it does not arrive: the ball on the ground, the turn over
+START_BALL_MOVE = 1.0  # the carrier's START_PASS / START_HANDOFF: this times the best such move's logit
+
+
+def ball_move_value(board, carrier, receiver, success: float) -> float:
+    """The logit of giving the ball from `carrier` to `receiver` (a teammate) at chance `success`."""
+    if receiver is None or receiver.team != board.team or not receiver.can_catch():
+        return -BALL_MOVE_FAILURE
+    gain = board.to_endzone(carrier.position) - board.to_endzone(receiver.position)
+    free = board.tackle_zones.at(receiver.position) == 0
+    can_score = board.to_endzone(receiver.position) == 0 or (
+        free and not receiver.state.used and board.to_endzone(receiver.position) <= receiver.num_moves_left() + 2)
+    return (success * (BALL_MOVE_SUCCESS + BALL_MOVE_GAIN * gain / max(1, receiver.get_ma())
+                       + (BALL_MOVE_SCORE if can_score else 0.0))
+            - BALL_MOVE_FAILURE * (1.0 - success))
+
+
+def pass_success(game: botbowl.Game, passer, receiver, origin=None) -> float:
+    """The chance a pass from `origin` (default: where the passer stands) is caught by `receiver`:
+    an accurate throw (botbowl's pass roll, the Pass skill or a team re-roll), no interception, the catch."""
+    origin = passer.position if origin is None else origin
+    distance = game.get_pass_distance(origin, receiver.position)
+    if distance not in THROWABLE:
+        return 0.0
+    modifiers = game.get_pass_modifiers(passer, pass_distance=distance)
+    accurate = (7 - max(2, min(6, Rules.agility_table[passer.get_ag()] - modifiers))) / 6.0
+    if passer.has_skill(Skill.PASS) or game.can_use_reroll(passer.team):
+        accurate += (1.0 - accurate) * accurate
+    intercepted = max((game.get_catch_prob(p, interception=True)
+                       for p in game.get_interceptors(origin, receiver.position, game.get_opp_team(passer.team))),
+                      default=0.0)
+    return accurate * (1.0 - intercepted) * game.get_catch_prob(receiver, accurate=True,
+                                                               allow_team_reroll=game.can_use_reroll(passer.team))
+
+
+def handoff_success(game: botbowl.Game, receiver) -> float:
+    return game.get_catch_prob(receiver, handoff=True, allow_team_reroll=game.can_use_reroll(receiver.team))
+
+
+def best_ball_move(board, carrier, action_type: ActionType) -> Optional[float]:
+    """The carrier's best pass (or hand-off) from where it stands or a step away, as a logit; None
+    when there is nobody to give the ball to."""
+    game = board.game
+    best = None
+    for mate in board.team.players:
+        if mate is carrier or mate.position is None or not mate.state.up:
+            continue
+        if action_type == ActionType.START_HANDOFF:
+            if carrier.position.distance(mate.position) > carrier.num_moves_left() + 1:
+                continue
+            success = handoff_success(game, mate)
+        else:
+            success = pass_success(game, carrier, mate)
+            if success <= 0.0:
+                continue
+        value = ball_move_value(board, carrier, mate, success)
+        best = value if best is None else max(best, value)
+    return best
 
 
 def _best_block(board, attacker) -> Optional[float]:
@@ -176,6 +243,9 @@ def _start_logit(board, action: Action) -> float:
     if action.action_type == ActionType.START_BLOCK:
         best = _best_block(board, player)
         return logit + (2.0 * best if best is not None else -1.0)
+    if player is board.our_carrier and action.action_type in (ActionType.START_PASS, ActionType.START_HANDOFF):
+        best = best_ball_move(board, player, action.action_type)
+        return logit + (START_BALL_MOVE * best if best is not None else -1.0)
     if player is board.our_carrier:
         logit -= 0.5  # the carrier moves last, once blocks and the cage are done
     elif board.tackle_zones.at(player.position) > 0:
@@ -199,6 +269,13 @@ def _target_logit(board, player, action: Action, path) -> float:
         probs = game.get_blitz_probs(player, origin, defender) if origin != player.position \
             else game.get_block_probs(player, defender)
         return logit + 2.0 * block_value(board, player, defender, *probs)
+    if action.action_type in (ActionType.PASS, ActionType.HANDOFF) and player is board.our_carrier:
+        receiver = game.get_player_at(target)
+        if receiver is None or receiver.team != board.team:
+            return -BALL_MOVE_FAILURE
+        success = handoff_success(game, receiver) if action.action_type == ActionType.HANDOFF \
+            else pass_success(game, player, receiver)
+        return ball_move_value(board, player, receiver, success)
     if action.action_type == ActionType.MOVE:
         if player is board.our_carrier:
             gain = board.to_endzone(player.position) - board.to_endzone(target)
