@@ -28,11 +28,10 @@ passes. Blocks below two dice are left alone unless they can take the ball or fr
 
 `GrodBot` also answers every other decision botbowl asks for (coin toss, set-up, kick-off, block dice,
 re-rolls, pushes, follow-ups, apothecary), and `act` never raises: on any error it logs once and plays
-a safe legal action. It imports only botbowl, numpy and the standard library.
+a safe legal action.
 """
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
@@ -42,11 +41,26 @@ import botbowl
 import botbowl.core.pathfinding as pf
 import numpy as np
 from botbowl.core import Action, ActionType, Skill
-from botbowl.core.procedure import (Apothecary, Block, CoinTossFlip, CoinTossKickReceive, Ejection, FollowUp,
-                                    HighKick, Interception, PlaceBall, Push, Reroll, Setup, Touchback, Turn)
+from botbowl.core.procedure import (
+    Apothecary,
+    Block,
+    CoinTossFlip,
+    CoinTossKickReceive,
+    Ejection,
+    FollowUp,
+    HighKick,
+    Interception,
+    PlaceBall,
+    Push,
+    Reroll,
+    Setup,
+    Touchback,
+    Turn,
+)
 from botbowl.core.table import BBDieResult, PassDistance, Rules, WeatherType
 
-logger = logging.getLogger("mcts_bot")
+from mcts_bot.adapter.actions import is_available, safe_action
+from mcts_bot.logs import log_failure_once
 
 # ------------------------------------------------------------------------------------------ weights
 # The ball, for the team holding it
@@ -1035,71 +1049,6 @@ def _block_skill_choice(game: botbowl.Game, proc: Block, team: botbowl.Team) -> 
     return Action(ActionType.USE_SKILL)
 
 
-# ------------------------------------------------------------------------------------------ legality
-def is_allowed(game: botbowl.Game, action: Optional[Action]) -> bool:
-    """Whether botbowl accepts `action` now, as `Game._is_action_allowed` decides it (without its
-    printing, and without filling in the action), and stricter on a player outside a one-player choice."""
-    if action is None:
-        return False
-    for choice in game.state.available_actions:
-        if choice.action_type != action.action_type:
-            continue
-        player, position = action.player, action.position
-        if not choice.players and player is not None and position is None:
-            position = player.position
-        elif not choice.positions and position is not None and player is None:
-            player = game.get_player_at(position)
-        if len(choice.players) > 1 and player not in choice.players:
-            return False
-        if len(choice.players) == 1 and player is not None and player not in choice.players:
-            return False
-        if choice.positions and position not in choice.positions:
-            return False
-        return True
-    return False
-
-
-_SAFE_ORDER = (ActionType.END_TURN, ActionType.END_PLAYER_TURN, ActionType.SELECT_NONE, ActionType.HEADS,
-               ActionType.RECEIVE, ActionType.SELECT_DEFENDER_DOWN, ActionType.SELECT_DEFENDER_STUMBLES,
-               ActionType.SELECT_PUSH, ActionType.SELECT_BOTH_DOWN, ActionType.SELECT_ATTACKER_DOWN,
-               ActionType.DONT_USE_REROLL, ActionType.DONT_USE_APOTHECARY, ActionType.DONT_USE_SKILL)
-
-
-def safe_action(game: botbowl.Game) -> Action:
-    """A legal action that needs no thought: END_SETUP when legal (else a formation), something that
-    ends the turn or the decision soonest, else the first legal action."""
-    choices = [c for c in game.state.available_actions if c.action_type not in (ActionType.PLACE_PLAYER,
-                                                                                ActionType.UNDO)]
-    types = {c.action_type for c in choices}
-    team = game.active_team
-    if ActionType.END_SETUP in types and team is not None and game.is_setup_legal(team):
-        return Action(ActionType.END_SETUP)
-    for action_type in sorted(types, key=lambda t: t.value):
-        if action_type.name.startswith("SETUP_FORMATION_"):
-            return Action(action_type)
-    for action_type in _SAFE_ORDER:
-        if action_type in types:
-            return Action(action_type)
-    for choice in choices or game.state.available_actions:
-        player = choice.players[0] if choice.players else None
-        position = choice.positions[0] if choice.positions else None
-        return Action(choice.action_type, position=position, player=player)
-    raise ValueError("botbowl offers no action in this state")
-
-
-_logged_errors: Set[tuple] = set()
-
-
-def _log_once(exc: BaseException) -> None:
-    signature = (type(exc).__name__, str(exc))
-    if signature in _logged_errors:
-        return
-    _logged_errors.add(signature)
-    logger.error("the grod bot fell back to a safe action after an error: %s: %s", type(exc).__name__, exc,
-                 exc_info=exc)
-
-
-# ------------------------------------------------------------------------------------------ the agent
 class GrodBot(botbowl.Agent):
     """The GrodBot-style bot as a botbowl agent: deterministic given `seed`, never raises."""
 
@@ -1121,11 +1070,11 @@ class GrodBot(botbowl.Agent):
     def act(self, game: botbowl.Game) -> Action:
         try:
             action = self.decide(game)
-            if is_allowed(game, action):
+            if is_available(game, action):
                 return action
             raise ValueError(f"planned an action botbowl does not allow: {action.action_type.name}")
         except Exception as exc:  # noqa: BLE001 - a bot that raises loses its game
-            _log_once(exc)
+            log_failure_once(exc, "the grod bot fell back to a safe action after an error")
         self._plan = None
         return safe_action(game)
 
@@ -1195,11 +1144,11 @@ class GrodBot(botbowl.Agent):
             action_type, square = plan.steps[self._step]
             self._step += 1
             action = Action(action_type, position=square)
-            if is_allowed(game, action):
+            if is_available(game, action):
                 return action
         board = Board(game, player.team)
         follow = best_plan([p for p in continue_plans(board, player, game.state.player_action_type)
-                            if is_allowed(game, Action(p.steps[0][0], position=p.steps[0][1]))])
+                            if is_available(game, Action(p.steps[0][0], position=p.steps[0][1]))])
         if follow is not None:
             self._plan, self._step = follow, 1
             return Action(follow.steps[0][0], position=follow.steps[0][1])
@@ -1207,6 +1156,20 @@ class GrodBot(botbowl.Agent):
 
 
 # ------------------------------------------------------------------------------------------ as a policy
+# The square each turn's carrier is heading for, as GrodBot keeps it for the turn: the cage forms on
+# it before the carrier moves, so a target that moved with every replan would leave the cage behind.
+# Keyed by the game object and the turn: within one search copy, every line of play shares it.
+_turn_targets: Dict[tuple, botbowl.Square] = {}
+MAX_TURN_TARGETS = 10_000
+
+
+def _turn_key(game: botbowl.Game, board: Board) -> Optional[tuple]:
+    carrier = board.our_carrier
+    if carrier is None:
+        return None
+    return id(game), game.state.half, board.team.team_id, board.team.state.turn, carrier.player_id
+
+
 def _plans_within(board: Board, player: botbowl.Player, action_type) -> List[Plan]:
     """The plans `player` can still carry out within the action it has started, priced."""
     if player is board.our_carrier:
@@ -1219,22 +1182,40 @@ def _plans_within(board: Board, player: botbowl.Player, action_type) -> List[Pla
     elif action_type == kind.FOUL:
         plans = _foul_plans(board, player)
     else:  # a move, or a pass or hand-off action of a player who has yet to pick the ball up
-        plans = _move_plans(board, player, position_map(board, None))
+        key = _turn_key(board.game, board)
+        plans = _move_plans(board, player, position_map(board, None if key is None else _turn_targets.get(key)))
     price(plans, board)
     return plans
 
 
+def _turn_start(game: botbowl.Game, team: botbowl.Team) -> Action:
+    """The start of the best player action, the carrier's target kept for the turn."""
+    if game.get_procedure().quick_snap or not (_choices(game).keys() & set(START_TYPES)):
+        return Action(ActionType.END_TURN)
+    board = Board(game, team)
+    key = _turn_key(game, board)
+    plan, target = plan_turn(board, None if key is None else _turn_targets.get(key))
+    if key is not None and target is not None:
+        if len(_turn_targets) >= MAX_TURN_TARGETS:
+            _turn_targets.clear()
+        _turn_targets[key] = target
+    return Action(ActionType.END_TURN) if plan is None else Action(plan.start, player=plan.player)
+
+
 def grod_action(game: botbowl.Game, rng: Optional[np.random.RandomState] = None) -> Action:
-    """This bot's choice for whoever acts in `game`, from the state alone (no memory of a plan, as
-    a search's playouts and priors need): at the start of a player action the best plan's start;
-    within it, the first step of the best plan that player can still carry out. Never raises."""
+    """This bot's choice for whoever acts in `game`, as a search's playouts and priors need it: at
+    the start of a player action the best plan's start; within it, the first step of the best plan
+    that player can still carry out. It remembers only each turn's carrier target (see
+    `_turn_targets`), not the plan under way. Never raises."""
     try:
         player, action_type = game.state.active_player, game.state.player_action_type
         team = game.active_team
-        if player is not None and team is not None and player.team == team and action_type is not None \
-                and not isinstance(game.get_procedure(), Turn):
+        proc = game.get_procedure()
+        if isinstance(proc, Turn) and team is not None:
+            return _turn_start(game, team)
+        if player is not None and team is not None and player.team == team and action_type is not None:
             plans = [plan for plan in _plans_within(Board(game, team), player, action_type)
-                     if is_allowed(game, Action(plan.steps[0][0], position=plan.steps[0][1]))]
+                     if is_available(game, Action(plan.steps[0][0], position=plan.steps[0][1]))]
             best = best_plan(plans)
             if best is not None:
                 return Action(best.steps[0][0], position=best.steps[0][1])
@@ -1243,8 +1224,8 @@ def grod_action(game: botbowl.Game, rng: Optional[np.random.RandomState] = None)
         bot = GrodBot(seed=0 if rng is None else int(rng.randint(2 ** 31)))
         bot.team = team
         action = bot.decide(game)
-        if is_allowed(game, action):
+        if is_available(game, action):
             return action
     except Exception as exc:  # noqa: BLE001 - a policy inside a search must not end it
-        _log_once(exc)
+        log_failure_once(exc, "the grod policy fell back to a safe action after an error")
     return safe_action(game)
