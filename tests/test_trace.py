@@ -221,7 +221,8 @@ def test_the_table_sums_the_games_and_refuses_a_mix(tmp_path):
     assert f"| Touchdowns | {tds} ({tds / 4:.2f}/game) |" in table
     assert "| Count (total, per game or share) | scripted | random |" in table
     wins = sum(r["result"] == "win" for r in records)
-    assert f"4 games (scripted 2 home, 2 away): scripted {wins}-" in table
+    home_wins = sum(r["result"] == "win" for r in records if r["spec"]["side"] == "home")
+    assert f"4 games: scripted against random {wins}-" in table and f"(scripted at home {home_wins}-" in table
     assert trace.describe_records(records) == "scripted vs random on the 1-player board, 4 games"
     other = dict(records[0], spec=dict(records[0]["spec"], bots=["random", "random"]))
     with pytest.raises(ValueError, match="mixes 2 settings"):
@@ -234,7 +235,7 @@ def test_the_script_plays_then_reports_the_same_table(tmp_path):
     played = run_script("trace", "--board", "1", "--games", "1", "--bots", "scripted", "random", "--workers", "1",
                         "--out", out)
     assert played.returncode == 0, played.stderr
-    assert "| Turnovers |" in played.stdout and "2 games (scripted 1 home, 1 away)" in played.stdout
+    assert "| Turnovers |" in played.stdout and "2 games: scripted against random" in played.stdout
     assert (out / trace.TABLE_FILE).read_text() == played.stdout
     assert len((out / trace.RESULTS_FILE).read_text().splitlines()) == 2
     report = run_script("trace", "--report", "--out", out)

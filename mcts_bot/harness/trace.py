@@ -776,18 +776,25 @@ def markdown_table(records: Sequence[dict]) -> str:
     return "\n".join(lines) + "\n\n" + result_line(records) + "\n"
 
 
-def result_line(records: Sequence[dict]) -> str:
-    """Bot A's games, W-D-L, score (win 1, draw 1/2) with its 95% Wilson interval, and touchdowns."""
-    finished = [r for r in records if r["result"] is not None]
-    n = len(finished)
-    wins, draws, losses = (sum(r["result"] == k for r in finished) for k in ("win", "draw", "loss"))
+def _record_line(games: Sequence[dict]) -> str:
+    """W-D-L, score (win 1, draw 1/2) with its 95% Wilson interval, touchdowns, 0-0 games."""
+    n = len(games)
+    wins, draws, losses = (sum(r["result"] == k for r in games) for k in ("win", "draw", "loss"))
     low, high = wilson_interval(wins + 0.5 * draws, n)
     score = (wins + 0.5 * draws) / n if n else 0.0
+    goalless = sum(r["score"] == [0, 0] for r in games)
+    return (f"{wins}-{draws}-{losses}, score {100 * score:.0f}% (95% CI {100 * low:.0f}-{100 * high:.0f}%), "
+            f"touchdowns {sum(r['score'][0] for r in games)}-{sum(r['score'][1] for r in games)}, {goalless} 0-0")
+
+
+def result_line(records: Sequence[dict]) -> str:
+    """Bot A's games, in all and by side: W-D-L, score with its 95% Wilson interval, touchdowns."""
+    finished = [r for r in records if r["result"] is not None]
+    n = len(finished)
     a, b = bot_columns(records[0]["spec"]["bots"])
-    by_side = ", ".join(f"{sum(r['spec']['side'] == side for r in finished)} {side}" for side in SIDES)
-    line = (f"{n} games ({a} {by_side}): {a} {wins}-{draws}-{losses} against {b}, score {100 * score:.0f}% "
-            f"(95% CI {100 * low:.0f}-{100 * high:.0f}%), touchdowns {sum(r['score'][0] for r in finished)}-"
-            f"{sum(r['score'][1] for r in finished)}.")
+    by_side = "; ".join(f"{side} {_record_line([r for r in finished if r['spec']['side'] == side])}"
+                        for side in SIDES)
+    line = f"{n} games: {a} against {b} {_record_line(finished)} ({a} at {by_side})."
     crashed = len(records) - n
     if crashed:
         line += f" {crashed} crashed game(s) left out (see 'crash' in {RESULTS_FILE})."
