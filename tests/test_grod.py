@@ -193,6 +193,7 @@ def test_block_odds_follow_the_dice():
 def test_grod_action_plays_whole_games_from_the_state_alone(board):
     # As a search's playouts use it: no memory between calls, every action botbowl's to take.
     import numpy as np
+
     from conftest import allowed_by_botbowl
     from mcts_bot.adapter import actions
     from mcts_bot.harness.games import random_position
