@@ -70,3 +70,30 @@ def test_a_two_dice_block_before_a_minus_two_one(side):
     priors = dict(zip(map(action_key, actions), knowledge_priors(game, actions, choose=nothing)))
     block = lambda player: priors[action_key(Action(ActionType.START_BLOCK, player=player))]  # noqa: E731
     assert block(strong) > block(weak)
+
+
+def carrier_first(game, choose=nothing):
+    """The carrier's START_MOVE and START_HANDOFF priors."""
+    actions = legal_actions(game)
+    priors = dict(zip(map(action_key, actions), knowledge_priors(game, actions, choose=choose)))
+    carrier = game.get_ball_carrier()
+    return (priors[action_key(Action(ActionType.START_MOVE, player=carrier))],
+            priors[action_key(Action(ActionType.START_HANDOFF, player=carrier))])
+
+
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_a_free_carrier_runs_rather_than_hand_the_ball_to_a_teammate_no_further_on(side):
+    # Our thrower (index 1) with the ball, our lineman (index 3) beside it, nobody near: a hand-off
+    # gains nothing and risks the catch.
+    game = arranged_position(5, side, ours={1: (10, 5), 3: (10, 6)}, theirs={0: (1, 1)}, carrier=1)
+    move, handoff = carrier_first(game)
+    assert move > handoff
+
+
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_a_marked_carrier_hands_the_ball_to_a_free_teammate_who_can_score(side):
+    # Our thrower marked by two, our catcher (index 2, MA 8) beside it and free, six squares out.
+    game = arranged_position(5, side, ours={1: (7, 5), 2: (6, 4)}, theirs={0: (8, 5), 1: (7, 6)}, carrier=1)
+    assert game.num_tackle_zones_in(game.get_ball_carrier()) == 2
+    move, handoff = carrier_first(game)
+    assert handoff > move

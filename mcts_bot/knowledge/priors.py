@@ -161,26 +161,35 @@ START_LOGITS = {
 }
 
 
-# The passing game: a pass or hand-off to a teammate is worth the squares it gains and the touchdown
-# it makes possible, at the chance it arrives; a ball thrown to nobody is a turnover.
-BALL_MOVE_SUCCESS = 2.5  # logits for a pass or hand-off sure to arrive, before what it gains
-BALL_MOVE_GAIN = 1.0  # per receiver's MA of ground gained toward the endzone
-BALL_MOVE_SCORE = 2.0  # the receiver can score this turn (in the endzone, or free with the moves to get there)
+# The passing game: a pass or hand-off is worth what the receiver can do with the ball beyond what the
+# carrier could do itself (the ground it reaches this turn, a touchdown only it can make), at the
+# chance the ball arrives; a failure is a turnover with the ball on the ground. (Until commit 3c57d23
+# a sure hand-off was worth 2.5 logits for itself: a free carrier handed the ball to the teammate
+# beside it instead of running.)
+BALL_MOVE_GAIN = 1.0  # per receiver's MA of ground its reach this turn gains over the carrier's
+BALL_MOVE_SCORE = 2.0  # the receiver can score this turn and the carrier cannot
 BALL_MOVE_FAILURE = 3.0  # per unit of the chance it does not arrive: the ball on the ground, the turn over
 START_BALL_MOVE = 1.0  # the carrier's START_PASS / START_HANDOFF: this times the best such move's logit
+
+
+def _reach(board, player) -> int:
+    """How far from the endzone `player` could end this turn by running (0: it can score), with
+    two rushes, when no opponent marks it."""
+    distance = board.to_endzone(player.position)
+    if player.state.used or board.tackle_zones.at(player.position) > 0:
+        return distance
+    return max(0, distance - player.num_moves_left() - 2)
 
 
 def ball_move_value(board, carrier, receiver, success: float) -> float:
     """The logit of giving the ball from `carrier` to `receiver` (a teammate) at chance `success`."""
     if receiver is None or receiver.team != board.team or not receiver.can_catch():
         return -BALL_MOVE_FAILURE
-    gain = board.to_endzone(carrier.position) - board.to_endzone(receiver.position)
-    free = board.tackle_zones.at(receiver.position) == 0
-    can_score = board.to_endzone(receiver.position) == 0 or (
-        free and not receiver.state.used and board.to_endzone(receiver.position) <= receiver.num_moves_left() + 2)
-    return (success * (BALL_MOVE_SUCCESS + BALL_MOVE_GAIN * gain / max(1, receiver.get_ma())
-                       + (BALL_MOVE_SCORE if can_score else 0.0))
-            - BALL_MOVE_FAILURE * (1.0 - success))
+    gain = _reach(board, carrier) - _reach(board, receiver)
+    can_score = _reach(board, receiver) == 0 and _reach(board, carrier) > 0
+    last_turn = board.team.state.turn >= board.game.config.rounds  # a turnover costs nothing any more
+    return (success * (BALL_MOVE_GAIN * gain / max(1, receiver.get_ma()) + (BALL_MOVE_SCORE if can_score else 0.0))
+            - (0.0 if last_turn else BALL_MOVE_FAILURE) * (1.0 - success))
 
 
 def pass_success(game: botbowl.Game, passer, receiver, origin=None) -> float:
