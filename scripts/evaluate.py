@@ -42,6 +42,8 @@ def main() -> None:
     parser.add_argument("--spend-clock", action="store_true",
                         help="with --competition: MCTS takes its clock's share of the turn (MCTSBot(spend_clock=True))"
                              " rather than capping each decision at --seconds")
+    parser.add_argument("--policy", default=None, metavar="FILE",
+                        help="a learned policy (scripts/run.sh train_policy) as MCTS's priors instead of the preset's")
     cli.add_worker_arguments(parser)
     cli.add_search_workers_argument(parser, flag="--search-workers", default=1)
     parser.add_argument("--out", type=Path, default=Path("results/evaluation"),
@@ -62,7 +64,7 @@ def main() -> None:
                                        base_seed=args.seed, competition=args.competition,
                                        search_workers=args.search_workers, parallel=args.parallel,
                                        opponent_seconds=args.opponent_seconds, clock_scale=args.clock_scale,
-                                       spend_clock=args.spend_clock)
+                                       spend_clock=args.spend_clock, policy=args.policy)
     except ValueError as exc:
         parser.error(str(exc))
     cli.check_ray(parser, args)

@@ -44,6 +44,10 @@ def _clocks(competition: bool, clock_scale: float, spend_clock: bool) -> str:
     return f", competition clocks{scaled}" + (", spending the clock" if spend_clock else "")
 
 
+def _preset_label(preset: str, policy: Optional[str]) -> str:
+    return preset if policy is None else f"{preset}, policy {policy}"
+
+
 def _opponent_label(opponent: str, seconds: Optional[float]) -> str:
     return opponent if seconds is None else f"{opponent} at {seconds:g} s"
 
@@ -67,6 +71,7 @@ class Settings:
     opponent_seconds: Optional[float] = None  # an MCTS opponent's own seconds per decision
     clock_scale: float = 1.0
     spend_clock: bool = False
+    policy: Optional[str] = None  # a learned policy's file: MCTS's priors
 
     def __post_init__(self) -> None:
         if self.games_per_side < 1:
@@ -87,13 +92,13 @@ class Settings:
                          iterations=self.iterations, team=self.team, competition=self.competition,
                          search_workers=self.search_workers, parallel=self.parallel,
                          opponent_seconds=self.opponent_seconds, clock_scale=self.clock_scale,
-                         spend_clock=self.spend_clock)
+                         spend_clock=self.spend_clock, policy=self.policy)
                 for rollouts in self.rollouts for board in self.boards for side in SIDES
                 for number in range(self.games_per_side)]
 
     def describe(self) -> str:
         budget = Budget(seconds=self.seconds, iterations=self.iterations)
-        return (f"MCTS ({self.preset}) vs {_opponent_label(self.opponent, self.opponent_seconds)}, "
+        return (f"MCTS ({_preset_label(self.preset, self.policy)}) vs {_opponent_label(self.opponent, self.opponent_seconds)}, "
                 f"boards {', '.join(map(str, self.boards))}, "
                 f"{self.games_per_side} games per side, "
                 f"rollouts {'/'.join('on' if r else 'off' for r in self.rollouts)}, "
@@ -104,8 +109,8 @@ class Settings:
 
 # What makes games comparable in one table; board, side, rollouts and seed are what the table varies.
 SETTING_FIELDS = ("preset", "opponent", "seconds", "iterations", "team", "competition", "opponent_seconds",
-                  "clock_scale", "spend_clock")
-SETTING_DEFAULTS = {"clock_scale": 1.0, "spend_clock": False}  # for records written before these settings existed
+                  "clock_scale", "spend_clock", "policy")
+SETTING_DEFAULTS = {"clock_scale": 1.0, "spend_clock": False, "policy": None}  # for records written before these settings existed
 
 
 def describe_records(records: Sequence[dict]) -> str:
@@ -120,10 +125,10 @@ def describe_records(records: Sequence[dict]) -> str:
                            for values in sorted(settings, key=str))
         raise ValueError(f"the results file mixes {len(settings)} settings ({listed}): "
                          f"give each setting its own --out folder")
-    preset, opponent, seconds, iterations, team, competition, opponent_seconds, clock_scale, spend_clock = \
+    preset, opponent, seconds, iterations, team, competition, opponent_seconds, clock_scale, spend_clock, policy = \
         next(iter(settings))
     boards = sorted({r["spec"]["board"] for r in records})
-    return (f"MCTS ({preset}) vs {_opponent_label(opponent, opponent_seconds)}, "
+    return (f"MCTS ({_preset_label(preset, policy)}) vs {_opponent_label(opponent, opponent_seconds)}, "
             f"boards {', '.join(map(str, boards))}, "
             f"{Budget(seconds=seconds, iterations=iterations)}, {len(records)} games"
             + _clocks(competition, clock_scale, spend_clock))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 import traceback
+from pathlib import Path
 from dataclasses import asdict, dataclass
 from typing import Optional
 
@@ -18,7 +19,8 @@ from mcts_bot.agent import MCTSBot, check_parallel
 from mcts_bot.core.search import Budget
 from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of
 from mcts_bot.harness.games import check_board_size, make_game
-from mcts_bot.presets import PRESETS
+from mcts_bot.knowledge.policy import PolicyModel
+from mcts_bot.presets import PRESETS, configure
 
 SIDES = ("home", "away")
 
@@ -42,6 +44,7 @@ class GameSpec:
     search_workers: int = 1  # MCTS's searches per decision (`MCTSBot(workers=...)`); its opponent's is 1
     parallel: str = "root"  # how they share it (`MCTSBot(parallel=...)`)
     opponent_seconds: Optional[float] = None  # an MCTS opponent's own seconds per decision (default: `seconds`)
+    policy: Optional[str] = None  # a learned policy's file (`knowledge.policy`): MCTS's priors instead of the preset's
 
     def __post_init__(self) -> None:
         check_board_size(self.board)
@@ -63,6 +66,14 @@ class GameSpec:
                 raise ValueError(f"an opponent budget is for MCTS opponents (mcts, mcts-<preset>), "
                                  f"not {self.opponent!r}: drop the opponent's seconds")
             Budget(seconds=self.opponent_seconds, iterations=self.iterations)
+        if self.policy is not None:
+            if PRESETS[self.preset].priors is None:
+                raise ValueError(f"a policy replaces the priors, and the preset {self.preset!r} has none: "
+                                 f"choose a preset with priors (default)")
+            try:  # a missing or stale file: a clear error before any game
+                PolicyModel.load(Path(self.policy))
+            except FileNotFoundError as exc:
+                raise ValueError(str(exc)) from None
 
     @property
     def key(self) -> str:
@@ -73,7 +84,8 @@ class GameSpec:
                 + ("/tree" if self.search_workers > 1 and self.parallel == "tree" else "")
                 + (f"/opponent-seconds{self.opponent_seconds}" if self.opponent_seconds is not None else "")
                 + (f"/clock{self.clock_scale:g}" if self.clock_scale != 1.0 else "")
-                + ("/spend-clock" if self.spend_clock else ""))
+                + ("/spend-clock" if self.spend_clock else "")
+                + (f"/policy={self.policy}" if self.policy is not None else ""))
 
 
 class CheckedAgent(botbowl.Agent):
@@ -134,7 +146,8 @@ def play_to_the_end(game: botbowl.Game) -> Optional[str]:
 
 def play_game(spec: GameSpec) -> dict:
     """Play the game and return its record (a JSON-ready dict); a crash is recorded, not raised."""
-    mcts = CheckedAgent(MCTSBot("mcts", seconds=spec.seconds, iterations=spec.iterations, preset=spec.preset,
+    preset = spec.preset if spec.policy is None else configure(spec.preset, priors=PolicyModel.load(Path(spec.policy)))
+    mcts = CheckedAgent(MCTSBot("mcts", seconds=spec.seconds, iterations=spec.iterations, preset=preset,
                                 rollouts=spec.rollouts, seed=spec.seed, workers=spec.search_workers,
                                 parallel=spec.parallel, spend_clock=spec.spend_clock))
     opponent = CheckedAgent(make_opponent(spec))

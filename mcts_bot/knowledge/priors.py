@@ -297,18 +297,10 @@ def _target_logit(board, player, action: Action, path) -> float:
     return logit
 
 
-def knowledge_priors(game: botbowl.Game, actions: List[Action],
-                     choose: Callable[[botbowl.Game], Action] = scripted_action) -> List[float]:
-    """A probability for each action (summing to 1): what a coach would try first.
-
-    The choice of a policy (`choose`: the scripted policy's by default) gets `SCRIPTED_BONUS`
-    logits; the rest come from the state:
-    block dice odds and fumble chances (`Game.get_block_probs`), the success chance of a move's
-    path, the value of the square it ends on (cage, mark, screen), and an order of play (blocks
-    and safe moves before the carrier's, no fouls, END_TURN last).
-    """
-    if not actions:
-        return []
+def knowledge_logits(game: botbowl.Game, actions: List[Action],
+                     choose: Callable[[botbowl.Game], Action] = scripted_action) -> Tuple[List[float], Optional[int]]:
+    """What the state says about each action, as logits, and the index of `choose`'s own choice
+    among `actions` (None if it chose none of them or failed): the ingredients of `knowledge_priors`."""
     team = game.active_team
     start_types = {t for t in START_LOGITS if t != ActionType.END_TURN}
     board = Board(game, team, start_types) if team is not None else None
@@ -344,8 +336,25 @@ def knowledge_priors(game: botbowl.Game, actions: List[Action],
     if chosen is not None:
         for i, action in enumerate(actions):
             if same_action(action, chosen):
-                logits[i] += SCRIPTED_BONUS
-                break
+                return logits, i
+    return logits, None
+
+
+def knowledge_priors(game: botbowl.Game, actions: List[Action],
+                     choose: Callable[[botbowl.Game], Action] = scripted_action) -> List[float]:
+    """A probability for each action (summing to 1): what a coach would try first.
+
+    The choice of a policy (`choose`: the scripted policy's by default) gets `SCRIPTED_BONUS`
+    logits; the rest come from the state (`knowledge_logits`):
+    block dice odds and fumble chances (`Game.get_block_probs`), the success chance of a move's
+    path, the value of the square it ends on (cage, mark, screen), and an order of play (blocks
+    and safe moves before the carrier's, no fouls, END_TURN last).
+    """
+    if not actions:
+        return []
+    logits, chosen = knowledge_logits(game, actions, choose)
+    if chosen is not None:
+        logits[chosen] += SCRIPTED_BONUS
     top = max(logits)
     weights = [math.exp(logit - top) for logit in logits]
     total = sum(weights)

@@ -1,0 +1,192 @@
+"""Self-play data for a learned policy and value: every searched decision, with what the search found.
+
+A game is played by MCTS against `opponent` (another MCTS of any preset, `scripted`, `grod`...; both
+sides record when both search). Each decision a search made is one record:
+
+- `state`: the state's value features (`knowledge.features`) from the deciding team's view;
+- its root's children, as rows of a flat table sliced by `offsets` (decision i owns rows
+  `offsets[i]:offsets[i + 1]`): `action_x` (`knowledge.policy.action_features` of each child's
+  action, on the game's own players), `visits`, `prior` (what the search started from) and `q` (the
+  child's mean value for the deciding team; 0.5 when unvisited);
+- `root_value` (the root's mean value), `chosen` (the row of the action played, within the decision),
+  `home` (the deciding team is home), `half`, `score` (home, away before the decision);
+- once the game is over, `result` (1 win, 0.5 draw, 0 loss for the deciding team) and `next_td`
+  (1 if the deciding team scores the half's next touchdown, 0 if the other does, 0.5 if nobody).
+
+A game's records go to `OUT/<key>.npz` as soon as it ends (written atomically), so the same command
+run again plays only the games not yet there. `load` reads a folder back as one `Dataset`.
+"""
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Optional, Sequence
+
+import botbowl
+import numpy as np
+from botbowl.core import Action
+
+from mcts_bot.adapter.actions import localize
+from mcts_bot.agent import MCTSBot
+from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of
+from mcts_bot.harness.collect import next_touchdowns
+from mcts_bot.harness.games import check_board_size, make_game
+from mcts_bot.knowledge.features import NUM_FEATURES, features
+from mcts_bot.knowledge.policy import NUM_ACTION_FEATURES, action_features
+
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class SelfPlaySpec:
+    """One game to play and record."""
+
+    board: int
+    bot: str  # the MCTS bot that records: "mcts" or "mcts-<preset>"
+    opponent: str
+    seed: int
+    iterations: int
+
+    def __post_init__(self) -> None:
+        check_board_size(self.board)
+        if mcts_preset_of(check_bot(self.bot)) is None:
+            raise ValueError(f"self-play records an MCTS bot's searches: {self.bot!r} is not one (use mcts or mcts-<preset>)")
+        check_bot(self.opponent)
+        if self.iterations < 1:
+            raise ValueError(f"iterations must be at least 1, got {self.iterations}")
+
+    @property
+    def key(self) -> str:
+        return f"{self.board}p-{self.bot}-vs-{self.opponent}-seed{self.seed}-{self.iterations}it"
+
+
+def specs(board: int, bot: str, opponent: str, games: int, iterations: int, base_seed: int = 0) -> List[SelfPlaySpec]:
+    """`games` games, half with the bot at home; each seeded from the base seed and its number."""
+    return [SelfPlaySpec(board=board, bot=bot, opponent=opponent, iterations=iterations,
+                         seed=zlib.crc32(f"selfplay/{base_seed}/{board}/{bot}/{opponent}/{i}".encode()) & 0x7FFFFFFF)
+            for i in range(games)]
+
+
+class DecisionRecorder:
+    """An `on_decision` hook: keeps each searched decision's record (see the module doc)."""
+
+    def __init__(self) -> None:
+        self.rows: list = []
+
+    def __call__(self, game: botbowl.Game, result, action: Action) -> None:
+        team = game.active_team
+        children = result.root.children
+        if team is None or not children:
+            return
+        # The tree's actions point at the search copy's players: the features read the game's own.
+        actions = [localize(game, Action(c.action.action_type, c.action.position, c.action.player)) for c in children]
+        chosen = next((i for i, c in enumerate(children)
+                       if c.action.action_type == action.action_type
+                       and _square(c.action.position) == _square(action.position)
+                       and _player(c.action.player) == _player(action.player)), -1)
+        home = game.state.home_team
+        self.rows.append(dict(
+            state=features(game, team), action_x=action_features(game, actions),
+            visits=np.array([c.visits for c in children], dtype=np.int32),
+            prior=np.array([c.prior if c.prior is not None else np.nan for c in children]),
+            q=np.array([c.value if c.visits else 0.5 for c in children]),
+            root_value=result.root.value, chosen=chosen, home=team.team_id == home.team_id,
+            half=game.state.half, score=(home.state.score, game.state.away_team.state.score)))
+
+
+def _square(square) -> Optional[tuple]:
+    return None if square is None else (square.x, square.y)
+
+
+def _player(player) -> Optional[str]:
+    return None if player is None else player.player_id
+
+
+def play_game(spec: SelfPlaySpec) -> dict:
+    """Play one game and return its records as arrays (the module doc lists them) and its key.
+    The bot plays at home in games of even seed."""
+    recorder = DecisionRecorder()  # one for both sides, so that its records are in the order of play
+    agents = []
+    for name, seed in ((spec.bot, spec.seed + 1), (spec.opponent, spec.seed + 2)):
+        agent = make_bot(name, seed=seed, seconds=None, iterations=spec.iterations)
+        if isinstance(agent, MCTSBot):
+            agent.on_decision = recorder
+        agents.append(agent)
+    home, away = agents if spec.seed % 2 == 0 else agents[::-1]
+    game = make_game(spec.board, home, away, seed=spec.seed, game_id=spec.key)
+    game.init()
+    return _arrays(spec.key, recorder.rows, game)
+
+
+def _arrays(key: str, rows: list, game: botbowl.Game) -> dict:
+    final = (game.state.home_team.state.score, game.state.away_team.state.score)
+    home_result = 1.0 if final[0] > final[1] else 0.0 if final[0] < final[1] else 0.5
+    n = len(rows)
+    sizes = np.array([len(row["visits"]) for row in rows], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    home = np.array([row["home"] for row in rows], dtype=bool)
+    halves = np.array([row["half"] for row in rows], dtype=np.int32).reshape(n)
+    scores = np.array([row["score"] for row in rows], dtype=np.int32).reshape(n, 2)
+    next_home = next_touchdowns(halves, scores, final, game.state.half) if n else np.zeros(0)
+    return dict(
+        key=key, version=np.array(FORMAT_VERSION),
+        state=np.array([row["state"] for row in rows]).reshape(n, NUM_FEATURES),
+        action_x=np.concatenate([row["action_x"] for row in rows]) if n else np.zeros((0, NUM_ACTION_FEATURES)),
+        visits=np.concatenate([row["visits"] for row in rows]) if n else np.zeros(0, np.int32),
+        prior=np.concatenate([row["prior"] for row in rows]) if n else np.zeros(0),
+        q=np.concatenate([row["q"] for row in rows]) if n else np.zeros(0),
+        offsets=offsets, root_value=np.array([row["root_value"] for row in rows]),
+        chosen=np.array([row["chosen"] for row in rows], dtype=np.int32), home=home, half=halves, score=scores,
+        result=np.where(home, home_result, 1.0 - home_result),
+        next_td=np.where(home, next_home, 1.0 - next_home),
+        final=np.array(final))
+
+
+@dataclass
+class PolicyData:
+    """Decisions of many games for `fit_policy`: rows of action features, the search's visit shares
+    as targets, offsets slicing them by decision, and each decision's game (for splits by game)."""
+
+    x: np.ndarray
+    target: np.ndarray
+    offsets: np.ndarray
+    game: np.ndarray
+
+    @property
+    def decisions(self) -> int:
+        return len(self.offsets) - 1
+
+    def subset(self, games: Sequence[int]) -> "PolicyData":
+        keep = np.flatnonzero(np.isin(self.game, games))
+        rows = np.concatenate([np.arange(self.offsets[i], self.offsets[i + 1]) for i in keep]) if len(keep) \
+            else np.zeros(0, np.int64)
+        sizes = np.diff(self.offsets)[keep]
+        return PolicyData(self.x[rows], self.target[rows], np.concatenate([[0], np.cumsum(sizes)]), self.game[keep])
+
+
+def load(folders: Sequence[Path]) -> PolicyData:
+    """Every recorded decision in `folders` with at least two actions and one visit."""
+    xs, targets, sizes, games = [], [], [], []
+    files = sorted(path for folder in folders for path in Path(folder).glob("*.npz") if not path.name.startswith("."))
+    if not files:
+        raise FileNotFoundError(f"no self-play games in {', '.join(map(str, folders))}: play some with scripts/run.sh selfplay")
+    for number, path in enumerate(files):
+        with np.load(path) as data:
+            if int(data["version"]) != FORMAT_VERSION or data["action_x"].shape[1] != NUM_ACTION_FEATURES:
+                raise ValueError(f"{path} was recorded by another version (format {int(data['version'])}, "
+                                 f"{data['action_x'].shape[1]} action features): record it again")
+            offsets, visits, x = data["offsets"], data["visits"].astype(float), data["action_x"]
+            for i in range(len(offsets) - 1):
+                a, b = offsets[i], offsets[i + 1]
+                total = visits[a:b].sum()
+                if b - a < 2 or total <= 0:
+                    continue
+                xs.append(x[a:b])
+                targets.append(visits[a:b] / total)
+                sizes.append(b - a)
+                games.append(number)
+    if not sizes:
+        raise ValueError(f"the games in {', '.join(map(str, folders))} hold no decision with a choice")
+    return PolicyData(np.concatenate(xs), np.concatenate(targets), np.concatenate([[0], np.cumsum(sizes)]),
+                      np.array(games))

@@ -1,0 +1,176 @@
+"""A learned policy: each legal action scored from its features, trained on the search's own choices.
+
+AlphaZero's step beyond a learned value (issue 30): the root's visit counts of many searches are a
+better policy than the prior the search started from, so a model fitted to them makes a better
+prior for the next searches. The model here is a softmax over one linear score per action,
+
+    p(a | s) = softmax_a(w . action_features(s, a)),
+
+whose features start with today's knowledge priors (`knowledge_logits` and the scripted policy's
+choice) and add what a coach reads about the action itself: its kind, the path's risk, the ground it
+gains, the tackle zones it ends in, the block dice. `PolicyModel.initial()` sets w so that it is
+exactly `knowledge_priors`; training moves w away from there only as far as the data asks (an L2
+pull toward the initial weights). A `PolicyModel` is a `Priors` callable: `configure(priors=model)`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import botbowl
+import numpy as np
+from botbowl.core import Action, ActionType
+
+from mcts_bot.knowledge.priors import SCRIPTED_BONUS, knowledge_logits
+from mcts_bot.knowledge.scripted import Board, scripted_action
+
+KINDS: Dict[ActionType, str] = {
+    ActionType.START_MOVE: "start_move", ActionType.START_BLOCK: "start_block",
+    ActionType.START_BLITZ: "start_blitz", ActionType.START_PASS: "start_pass",
+    ActionType.START_HANDOFF: "start_handoff", ActionType.START_FOUL: "start_foul",
+    ActionType.END_PLAYER_TURN: "end_player_turn", ActionType.END_TURN: "end_turn",
+    ActionType.MOVE: "move", ActionType.BLOCK: "block", ActionType.PASS: "give_ball",
+    ActionType.HANDOFF: "give_ball", ActionType.FOUL: "foul",
+}
+_KIND_NAMES = sorted(set(KINDS.values())) + ["other"]
+ACTION_FEATURE_NAMES: List[str] = (
+    ["knowledge_logit", "policy_choice", "path_failure", "carrier", "endzone_gain", "target_tackle_zones",
+     "in_tackle_zone", "block_dice"] + [f"kind_{name}" for name in _KIND_NAMES])
+NUM_ACTION_FEATURES = len(ACTION_FEATURE_NAMES)
+_INDEX = {name: i for i, name in enumerate(ACTION_FEATURE_NAMES)}
+_START_TYPES = frozenset(t for t in KINDS if t.name.startswith("START_"))
+
+
+def action_features(game: botbowl.Game, actions: Sequence[Action], choose=scripted_action) -> np.ndarray:
+    """One row of `ACTION_FEATURE_NAMES` per action of the state `game` is in, from the acting team's view."""
+    x = np.zeros((len(actions), NUM_ACTION_FEATURES))
+    if not actions:
+        return x
+    logits, chosen = knowledge_logits(game, list(actions), choose)
+    x[:, _INDEX["knowledge_logit"]] = logits
+    if chosen is not None:
+        x[chosen, _INDEX["policy_choice"]] = 1.0
+    team = game.active_team
+    board = Board(game, team, _START_TYPES) if team is not None else None
+    paths, dice = {}, {}
+    for choice in game.state.available_actions:
+        for i, position in enumerate(choice.positions):
+            if position is None:
+                continue
+            key = (choice.action_type, position.x, position.y)
+            if choice.paths and i < len(choice.paths):
+                paths[key] = choice.paths[i]
+            if choice.block_dice and i < len(choice.block_dice):
+                dice[key] = choice.block_dice[i]
+    active = game.state.active_player
+    for row, action in enumerate(actions):
+        x[row, _INDEX["kind_" + KINDS.get(action.action_type, "other")]] = 1.0
+        player = action.player if action.player is not None else active
+        if board is None or player is None or player.position is None or player.team != team:
+            continue
+        x[row, _INDEX["carrier"]] = float(player is board.our_carrier)
+        x[row, _INDEX["in_tackle_zone"]] = min(board.tackle_zones.at(player.position), 4) / 4.0
+        target = action.position
+        if target is None:
+            continue
+        key = (action.action_type, target.x, target.y)
+        path = paths.get(key)
+        x[row, _INDEX["path_failure"]] = 1.0 - (path.prob if path is not None else 1.0)
+        if action.action_type == ActionType.MOVE:
+            x[row, _INDEX["endzone_gain"]] = (board.to_endzone(player.position) - board.to_endzone(target)) \
+                / max(1, player.get_ma())
+            x[row, _INDEX["target_tackle_zones"]] = min(board.tackle_zones.at(target), 4) / 4.0
+        elif action.action_type in (ActionType.BLOCK, ActionType.STAB):
+            count = dice.get(key, path.block_dice if path is not None else None)
+            x[row, _INDEX["block_dice"]] = 0.0 if count is None else max(-3, min(3, count)) / 3.0
+    return x
+
+
+def softmax_by_state(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Softmax of `scores` within each state's slice `offsets[i]:offsets[i + 1]`."""
+    starts = offsets[:-1]
+    top = np.maximum.reduceat(scores, starts)
+    sizes = np.diff(offsets)
+    e = np.exp(scores - np.repeat(top, sizes))
+    return e / np.repeat(np.add.reduceat(e, starts), sizes)
+
+
+@dataclass
+class PolicyModel:
+    """p(a | s) = softmax over the state's actions of weights . action_features(s, a)."""
+
+    weights: np.ndarray
+    info: Dict[str, str] = field(default_factory=dict)  # how it was trained: data, generation, scores
+
+    def __post_init__(self) -> None:
+        self.weights = np.asarray(self.weights, dtype=float)
+        if self.weights.shape != (NUM_ACTION_FEATURES,):
+            raise ValueError(f"a policy needs {NUM_ACTION_FEATURES} weights ({', '.join(ACTION_FEATURE_NAMES)}), "
+                             f"got shape {self.weights.shape}: train it again on data of this version")
+
+    @classmethod
+    def initial(cls) -> "PolicyModel":
+        """The model that plays today's `knowledge_priors`: generation 0."""
+        weights = np.zeros(NUM_ACTION_FEATURES)
+        weights[_INDEX["knowledge_logit"]] = 1.0
+        weights[_INDEX["policy_choice"]] = SCRIPTED_BONUS
+        return cls(weights, {"generation": "0", "trained_on": "nothing: the knowledge priors"})
+
+    def probabilities(self, x: np.ndarray, offsets: Optional[np.ndarray] = None) -> np.ndarray:
+        """The policy over each state's actions (rows of `x`; one state unless `offsets` are given)."""
+        offsets = np.array([0, len(x)]) if offsets is None else offsets
+        return softmax_by_state(x @ self.weights, offsets)
+
+    def __call__(self, game: botbowl.Game, actions: List[Action]) -> List[float]:
+        """The `Priors` signature: a probability per action."""
+        if not actions:
+            return []
+        return self.probabilities(action_features(game, actions)).tolist()
+
+    def save(self, path: Path) -> None:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(path, weights=self.weights, names=np.array(ACTION_FEATURE_NAMES),
+                 info_keys=np.array(list(self.info)), info_values=np.array(list(self.info.values())))
+
+    @classmethod
+    def load(cls, path: Path) -> "PolicyModel":
+        path = Path(path)
+        if not path.exists():
+            raise FileNotFoundError(f"no policy model at {path}: train one with scripts/run.sh train_policy")
+        with np.load(path) as data:
+            names = [str(n) for n in data["names"]]
+            if names != ACTION_FEATURE_NAMES:
+                raise ValueError(f"{path} was trained on other action features ({len(names)}): train it again")
+            info = dict(zip((str(k) for k in data["info_keys"]), (str(v) for v in data["info_values"])))
+            return cls(data["weights"], info)
+
+
+def cross_entropy(model: PolicyModel, x: np.ndarray, target: np.ndarray, offsets: np.ndarray) -> float:
+    """Mean over states of -sum_a target(a) log p(a): the search's distribution against the model's."""
+    p = model.probabilities(x, offsets)
+    return float(-np.sum(target * np.log(np.maximum(p, 1e-12))) / (len(offsets) - 1))
+
+
+def fit_policy(x: np.ndarray, target: np.ndarray, offsets: np.ndarray, start: Optional[PolicyModel] = None,
+               l2: float = 0.01, steps: int = 300, learning_rate: float = 0.05) -> Tuple[PolicyModel, List[float]]:
+    """Fit the weights to the targets by cross-entropy (full-batch Adam), pulled toward `start`'s
+    weights (default: the knowledge priors) by `l2`. Returns the model and the loss before each step."""
+    start = start or PolicyModel.initial()
+    w0 = start.weights.copy()
+    w = w0.copy()
+    states = len(offsets) - 1
+    if states < 1 or len(x) != offsets[-1] or target.shape != (len(x),):
+        raise ValueError("fit_policy needs rows of x and targets for each state's actions, and offsets that slice them")
+    m, v = np.zeros_like(w), np.zeros_like(w)
+    losses = []
+    for step in range(1, steps + 1):
+        p = softmax_by_state(x @ w, offsets)
+        losses.append(float(-np.sum(target * np.log(np.maximum(p, 1e-12))) / states + l2 * np.sum((w - w0) ** 2)))
+        # d/dw of the mean cross-entropy: sum over actions of (p - target) x, per state, averaged.
+        grad = ((p - target) @ x) / states + 2 * l2 * (w - w0)
+        m = 0.9 * m + 0.1 * grad
+        v = 0.999 * v + 0.001 * grad ** 2
+        w = w - learning_rate * (m / (1 - 0.9 ** step)) / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
+    return PolicyModel(w, dict(start.info)), losses

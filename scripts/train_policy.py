@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Train the learned policy on self-play data (scripts/run.sh selfplay): fit the action weights to the
+searches' visit shares by cross-entropy, starting from (and pulled toward) the knowledge priors, and
+score it on held-out games against those priors. Writes results/models/policy-<board>.npz (--out).
+
+The split is by game. Use a trained model as the search's prior from Python:
+    MCTSBot(preset=mcts_bot.configure("default", priors=PolicyModel.load(path)))
+"""
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+from mcts_bot.harness import cli, selfplay
+from mcts_bot.knowledge.policy import ACTION_FEATURE_NAMES, PolicyModel, cross_entropy, fit_policy
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    cli.add_board_argument(parser, default=5)
+    parser.add_argument("--data", type=Path, nargs="+", default=None,
+                        help="folders of self-play games (default data/selfplay-<board>)")
+    parser.add_argument("--l2", type=float, default=0.01, help="pull toward the knowledge priors' weights (default 0.01)")
+    parser.add_argument("--steps", type=cli.positive_int, default=300, help="full-batch Adam steps (default 300)")
+    parser.add_argument("--test-share", type=float, default=0.2, help="share of games held out (default 0.2)")
+    parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="the split (default 0)")
+    parser.add_argument("--out", type=Path, default=None, help="model file (default results/models/policy-<board>.npz)")
+    args = parser.parse_args()
+    if not 0 < args.test_share < 1 or args.l2 < 0:
+        parser.error("--test-share must be in (0, 1) and --l2 at least 0")
+    folders = args.data or [Path("data") / f"selfplay-{args.board}"]
+    try:
+        data = selfplay.load(folders)
+    except (FileNotFoundError, ValueError) as exc:
+        parser.error(str(exc))
+    games = np.unique(data.game)
+    if len(games) < 2:
+        parser.error(f"{len(games)} game in {', '.join(map(str, folders))}: a split by game needs at least two")
+    rng = np.random.RandomState(args.seed)
+    test_games = rng.choice(games, size=max(1, int(round(args.test_share * len(games)))), replace=False)
+    train, test = data.subset(np.setdiff1d(games, test_games)), data.subset(test_games)
+    start = PolicyModel.initial()
+    model, losses = fit_policy(train.x, train.target, train.offsets, start=start, l2=args.l2, steps=args.steps)
+    print(f"{train.decisions} training decisions ({len(games) - len(test_games)} games), "
+          f"{test.decisions} held out ({len(test_games)} games)")
+    print("cross-entropy to the search's visit shares (lower is better):")
+    for name, m in (("knowledge priors (generation 0)", start), ("trained policy", model)):
+        print(f"  {name:32s} train {cross_entropy(m, train.x, train.target, train.offsets):.4f}"
+              f"  held out {cross_entropy(m, test.x, test.target, test.offsets):.4f}")
+    print("weights:", ", ".join(f"{n} {w:+.2f}" for n, w in zip(ACTION_FEATURE_NAMES, model.weights)))
+    model.info.update(generation="1", trained_on=" ".join(map(str, folders)), decisions=str(train.decisions),
+                      held_out_cross_entropy=f"{cross_entropy(model, test.x, test.target, test.offsets):.4f}")
+    out = args.out or Path("results") / "models" / f"policy-{args.board}.npz"
+    model.save(out)
+    print(f"model: {out}")
+
+
+if __name__ == "__main__":
+    main()

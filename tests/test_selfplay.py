@@ -1,0 +1,112 @@
+"""The learned policy's pieces: action features, the model, its fit, and the self-play records."""
+import numpy as np
+import pytest
+
+import mcts_bot
+from conftest import run_script, tree_data, turn_position
+from mcts_bot.adapter.actions import legal_actions
+from mcts_bot.harness import selfplay
+from mcts_bot.harness.collect import missing, save_game
+from mcts_bot.harness.matches import GameSpec, play_game
+from mcts_bot.knowledge.policy import (
+    NUM_ACTION_FEATURES,
+    PolicyModel,
+    action_features,
+    cross_entropy,
+    fit_policy,
+    softmax_by_state,
+)
+from mcts_bot.knowledge.priors import knowledge_priors
+
+
+@pytest.mark.parametrize("board", [3, 5, 11])
+def test_the_initial_policy_is_the_knowledge_priors(board):
+    # Generation 0 plays exactly what the search uses today, so a trained model starts from it.
+    for seed in range(3):
+        game = turn_position(board, seed=seed)
+        actions = legal_actions(game)
+        assert len(actions) > 1
+        assert np.allclose(PolicyModel.initial()(game, actions), knowledge_priors(game, actions), atol=1e-12)
+
+
+def test_action_features_read_the_action():
+    game = turn_position(5, seed=2)
+    actions = legal_actions(game)
+    x = action_features(game, actions)
+    assert x.shape == (len(actions), NUM_ACTION_FEATURES)
+    kinds = x[:, -13:]  # one kind per action
+    assert np.all(kinds.sum(axis=1) == 1)
+    assert x[:, 1].sum() == 1, "the scripted policy's choice is marked once"
+
+
+def test_the_policy_as_prior_builds_the_default_tree():
+    game = turn_position(3, seed=9)
+    default = mcts_bot.search(game, iterations=120, seed=5)
+    policy = mcts_bot.search(game, iterations=120, seed=5,
+                             preset=mcts_bot.configure("default", priors=PolicyModel.initial()))
+    assert tree_data(policy) == tree_data(default)
+
+
+def test_fit_recovers_the_weights_that_made_the_targets():
+    rng = np.random.RandomState(0)
+    sizes = rng.randint(2, 12, size=400)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    x = rng.normal(size=(offsets[-1], NUM_ACTION_FEATURES))
+    truth = rng.normal(size=NUM_ACTION_FEATURES)
+    target = softmax_by_state(x @ truth, offsets)
+    model, losses = fit_policy(x, target, offsets, l2=0.0, steps=600)
+    assert losses[-1] < losses[0]
+    assert np.max(np.abs(model.weights - truth)) < 0.1
+    assert cross_entropy(model, x, target, offsets) < cross_entropy(PolicyModel.initial(), x, target, offsets)
+
+
+def test_a_model_round_trips_and_refuses_other_features(tmp_path):
+    model = PolicyModel(np.arange(NUM_ACTION_FEATURES, dtype=float), {"generation": "3"})
+    model.save(tmp_path / "p.npz")
+    loaded = PolicyModel.load(tmp_path / "p.npz")
+    assert np.array_equal(loaded.weights, model.weights) and loaded.info == {"generation": "3"}
+    with pytest.raises(ValueError, match="weights"):
+        PolicyModel(np.zeros(3))
+    with pytest.raises(FileNotFoundError, match="train_policy"):
+        PolicyModel.load(tmp_path / "none.npz")
+
+
+def test_a_self_play_game_records_each_search(tmp_path):
+    spec = selfplay.specs(1, "mcts", "mcts", 1, iterations=8, base_seed=3)[0]
+    record = selfplay.play_game(spec)
+    offsets, visits = record["offsets"], record["visits"]
+    n = len(record["chosen"])
+    assert n > 20 and offsets[-1] == len(visits) == len(record["action_x"])
+    assert np.all(np.add.reduceat(visits, offsets[:-1]) >= 1)
+    assert np.all((record["chosen"] >= 0) & (record["chosen"] < np.diff(offsets))), "the action played is a child"
+    # The features were read on the game's own players: the initial policy gives back the priors the search used.
+    assert np.allclose(PolicyModel.initial().probabilities(record["action_x"], offsets), record["prior"], atol=1e-9)
+    # Results from each decider's view: home and away records disagree unless it was a draw.
+    home, away = record["result"][record["home"]], record["result"][~record["home"]]
+    assert len(home) and len(away) and set(home) | set(away) <= {0.0, 0.5, 1.0}
+    assert np.all(home == 1 - away[0])
+    # Written as it ends, found again by the next run, and read back for training.
+    save_game(tmp_path, record)
+    assert missing(tmp_path, [spec]) == []
+    data = selfplay.load([tmp_path])
+    assert 0 < data.decisions <= n and np.allclose(np.add.reduceat(data.target, data.offsets[:-1]), 1.0)
+
+
+def test_train_policy_explains_a_missing_folder():
+    result = run_script("train_policy", "--data", "/nonexistent/folder")
+    assert result.returncode == 2 and "no self-play games in /nonexistent/folder" in result.stderr
+    result = run_script("selfplay", "--bot", "scripted", "--games", "1")
+    assert result.returncode == 2 and "is not one (use mcts or mcts-<preset>)" in result.stderr
+
+
+def test_an_evaluation_searches_with_a_trained_policy(tmp_path):
+    path = tmp_path / "policy.npz"
+    PolicyModel.initial().save(path)
+    spec = GameSpec(board=1, side="home", rollouts=True, seed=4, opponent="random", iterations=8, policy=str(path))
+    record = play_game(spec)
+    assert record["crash"] is None and record["illegal_actions"] == 0 and record["searches"] > 0
+    assert spec.key.endswith(f"/policy={path}")
+    with pytest.raises(ValueError, match="no policy model at"):
+        GameSpec(board=1, side="home", rollouts=True, seed=4, iterations=8, policy=str(tmp_path / "none.npz"))
+    with pytest.raises(ValueError, match="has none"):
+        GameSpec(board=1, side="home", rollouts=True, seed=4, iterations=8, preset="vanilla", policy=str(path))
