@@ -21,13 +21,13 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import List, Sequence
 
 import botbowl
 import numpy as np
 from botbowl.core import Action
 
-from mcts_bot.adapter.actions import localize
+from mcts_bot.adapter.actions import localize, same_action
 from mcts_bot.agent import MCTSBot
 from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of
 from mcts_bot.harness.collect import next_touchdowns
@@ -81,10 +81,7 @@ class DecisionRecorder:
             return
         # The tree's actions point at the search copy's players: the features read the game's own.
         actions = [localize(game, Action(c.action.action_type, c.action.position, c.action.player)) for c in children]
-        chosen = next((i for i, c in enumerate(children)
-                       if c.action.action_type == action.action_type
-                       and _square(c.action.position) == _square(action.position)
-                       and _player(c.action.player) == _player(action.player)), -1)
+        chosen = next((i for i, c in enumerate(children) if same_action(c.action, action)), -1)
         home = game.state.home_team
         self.rows.append(dict(
             state=features(game, team), action_x=action_features(game, actions),
@@ -93,14 +90,6 @@ class DecisionRecorder:
             q=np.array([c.value if c.visits else 0.5 for c in children]),
             root_value=result.root.value, chosen=chosen, home=team.team_id == home.team_id,
             half=game.state.half, score=(home.state.score, game.state.away_team.state.score)))
-
-
-def _square(square) -> Optional[tuple]:
-    return None if square is None else (square.x, square.y)
-
-
-def _player(player) -> Optional[str]:
-    return None if player is None else player.player_id
 
 
 def play_game(spec: SelfPlaySpec) -> dict:
