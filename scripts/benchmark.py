@@ -13,7 +13,9 @@ copy's memo of botbowl's paths (`paths-memo`, `mcts_bot/adapter/search_copy.py`)
 square's neighbours (`neighbours`, same file), the faster bookkeeping of botbowl's forward model
 and squares (`fast-reversible`, `mcts_bot/adapter/fast_reversible.py`), or following a step
 that threw no dice to its one known outcome without hashing the state (`dice-free-hash`,
-`mcts_bot/core/search.py`).
+`mcts_bot/core/search.py`), or the priors computed by the learned policy's model instead of the
+knowledge priors (`learned-policy`, `mcts_bot/knowledge/policy.py`: `--policy FILE`, else generation
+0, which gives the same priors and so the same trees: the difference is the model's own cost).
 
 With --workers 1 2 it compares instead the iterations per decision of `MCTSBot(workers=N)` at the
 same seconds per decision, on the same positions, the settings interleaved position by position
@@ -27,6 +29,7 @@ import cProfile
 import itertools
 import pstats
 import time
+from pathlib import Path
 from typing import Tuple
 
 import numpy as np
@@ -39,6 +42,7 @@ from mcts_bot.agent import PARALLEL_SCHEMES
 from mcts_bot.core.search import Budget, Search
 from mcts_bot.harness import cli
 from mcts_bot.harness.games import BOARD_SIZES, random_position
+from mcts_bot.knowledge.policy import PolicyModel
 from mcts_bot.parallel.workers import process_context
 
 # Positions: (seed, random steps from the start); each lands in the middle of a drive.
@@ -63,6 +67,22 @@ def _switch_dice_free_hash(on: bool) -> None:
 
 def _switch_fast_reversible(on: bool) -> None:
     fast_reversible.ENABLED = on
+
+
+class SwitchedPriors:
+    """The learned policy's priors while `on`, else the preset's own."""
+
+    on = True
+
+    def __init__(self, own, policy: PolicyModel):
+        self.own, self.policy = own, policy
+
+    def __call__(self, game, actions):
+        return self.policy(game, actions) if SwitchedPriors.on else self.own(game, actions)
+
+
+def _switch_learned_policy(on: bool) -> None:
+    SwitchedPriors.on = on
 
 
 TIMED_PARTS = ("priors", "rollout_policy", "heuristic")  # plug-ins whose own time the table shows
@@ -91,7 +111,8 @@ class Timed:
 
 # The parts --compare can switch off, each by a function of on/off.
 PARTS = {"paths-memo": _switch_paths_memo, "setup-memo": _switch_setup_memo, "neighbours": _switch_neighbours,
-         "fast-reversible": _switch_fast_reversible, "dice-free-hash": _switch_dice_free_hash}
+         "fast-reversible": _switch_fast_reversible, "dice-free-hash": _switch_dice_free_hash,
+         "learned-policy": _switch_learned_policy}
 
 
 def main() -> None:
@@ -102,6 +123,8 @@ def main() -> None:
     parser.add_argument("--rollouts", choices=["on", "off"], help="override the preset's rollouts")
     parser.add_argument("--compare", choices=sorted(PARTS),
                         help="time each search with and without this part, interleaved (default: all parts on)")
+    parser.add_argument("--policy", type=Path, default=None, metavar="FILE",
+                        help="with --compare learned-policy: the trained model (default: generation 0)")
     parser.add_argument("--profile", action="store_true", help="also profile the searches and print the hot spots")
     parser.add_argument("--workers", type=cli.positive_int, nargs="+", metavar="N",
                         help="compare these numbers of search workers at a seconds budget (default 1 s)")
@@ -123,6 +146,14 @@ def main() -> None:
     budget = budget or Budget(iterations=300)
     rollouts = None if args.rollouts is None else args.rollouts == "on"
     preset = mcts_bot.configure(args.preset, rollouts=rollouts)
+    if args.compare == "learned-policy":
+        if preset.priors is None:
+            parser.error(f"the preset {preset.name!r} has no priors for a policy to replace")
+        try:
+            policy = PolicyModel.load(args.policy) if args.policy else PolicyModel.initial()
+        except (FileNotFoundError, ValueError) as exc:
+            parser.error(str(exc))
+        preset = mcts_bot.configure(preset, priors=SwitchedPriors(preset.priors, policy))
     # The plug-ins timed on their own: three parts of the search's own share.
     timed = {name: Timed(getattr(preset, name)) for name in TIMED_PARTS if getattr(preset, name) is not None}
     preset = mcts_bot.configure(preset, **timed)

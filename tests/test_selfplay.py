@@ -110,3 +110,11 @@ def test_an_evaluation_searches_with_a_trained_policy(tmp_path):
         GameSpec(board=1, side="home", rollouts=True, seed=4, iterations=8, policy=str(tmp_path / "none.npz"))
     with pytest.raises(ValueError, match="has none"):
         GameSpec(board=1, side="home", rollouts=True, seed=4, iterations=8, preset="vanilla", policy=str(path))
+
+
+def test_the_benchmark_times_the_policy_against_the_priors_on_the_same_trees():
+    result = run_script("benchmark", "--boards", "1", "--iterations", "20", "--compare", "learned-policy")
+    assert result.returncode == 0, result.stderr
+    rows = [[cell.strip() for cell in line.split("|")] for line in result.stdout.splitlines() if line.startswith("| 1 |")]
+    assert [row[2] for row in rows] == ["on", "off"]
+    assert rows[0][-2] == rows[1][-2], "generation 0 gives the priors' trees: the same nodes"
