@@ -22,8 +22,8 @@ import botbowl
 import numpy as np
 from botbowl.core import Action, ActionType
 
-from mcts_bot.knowledge.priors import SCRIPTED_BONUS, knowledge_logits
-from mcts_bot.knowledge.scripted import Board, scripted_action
+from mcts_bot.knowledge.priors import SCRIPTED_BONUS, knowledge_board, knowledge_logits
+from mcts_bot.knowledge.scripted import scripted_action
 
 KINDS: Dict[ActionType, str] = {
     ActionType.START_MOVE: "start_move", ActionType.START_BLOCK: "start_block",
@@ -39,7 +39,6 @@ ACTION_FEATURE_NAMES: List[str] = (
      "in_tackle_zone", "block_dice"] + [f"kind_{name}" for name in _KIND_NAMES])
 NUM_ACTION_FEATURES = len(ACTION_FEATURE_NAMES)
 _INDEX = {name: i for i, name in enumerate(ACTION_FEATURE_NAMES)}
-_START_TYPES = frozenset(t for t in KINDS if t.name.startswith("START_"))
 
 
 def action_features(game: botbowl.Game, actions: Sequence[Action], choose=scripted_action) -> np.ndarray:
@@ -47,12 +46,12 @@ def action_features(game: botbowl.Game, actions: Sequence[Action], choose=script
     x = np.zeros((len(actions), NUM_ACTION_FEATURES))
     if not actions:
         return x
-    logits, chosen = knowledge_logits(game, list(actions), choose)
+    board = knowledge_board(game)
+    logits, chosen = knowledge_logits(game, list(actions), choose, board)
     x[:, _INDEX["knowledge_logit"]] = logits
     if chosen is not None:
         x[chosen, _INDEX["policy_choice"]] = 1.0
     team = game.active_team
-    board = Board(game, team, _START_TYPES) if team is not None else None
     paths, dice = {}, {}
     for choice in game.state.available_actions:
         for i, position in enumerate(choice.positions):

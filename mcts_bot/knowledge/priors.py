@@ -297,13 +297,20 @@ def _target_logit(board, player, action: Action, path) -> float:
     return logit
 
 
-def knowledge_logits(game: botbowl.Game, actions: List[Action],
-                     choose: Callable[[botbowl.Game], Action] = scripted_action) -> Tuple[List[float], Optional[int]]:
-    """What the state says about each action, as logits, and the index of `choose`'s own choice
-    among `actions` (None if it chose none of them or failed): the ingredients of `knowledge_priors`."""
+def knowledge_board(game: botbowl.Game) -> Optional[Board]:
+    """What the knowledge priors read from the state (None when no team acts)."""
     team = game.active_team
-    start_types = {t for t in START_LOGITS if t != ActionType.END_TURN}
-    board = Board(game, team, start_types) if team is not None else None
+    return Board(game, team, {t for t in START_LOGITS if t != ActionType.END_TURN}) if team is not None else None
+
+
+def knowledge_logits(game: botbowl.Game, actions: List[Action],
+                     choose: Callable[[botbowl.Game], Action] = scripted_action,
+                     board: Optional[Board] = None) -> Tuple[List[float], Optional[int]]:
+    """What the state says about each action, as logits, and the index of `choose`'s own choice
+    among `actions` (None if it chose none of them or failed): the ingredients of `knowledge_priors`.
+    `board`: `knowledge_board(game)`, when the caller has it already."""
+    team = game.active_team
+    board = knowledge_board(game) if board is None else board
     player = game.state.active_player
     paths = {}
     for choice in game.state.available_actions:
