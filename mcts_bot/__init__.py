@@ -5,11 +5,12 @@
 prioritised list of rules, in the style of botbowl's tutorials) and `"grod"` (every action priced by
 its gain and risk, in the style of GrodBot).
 
-Importing it registers those names and changes nothing else in botbowl. The package in layers, each importing only from the ones before it (`tests/test_layers.py`):
-`logs`; `adapter` (botbowl: state keys, actions, the search's copy, clocks); `core` (nodes,
-policies, `Preset`, the search loop) beside `knowledge` (scripted play, priors, heuristics, the
-learned value); `parallel` (search workers) and `views` (XML, SVG, HTML); `presets` and `agent`;
-and the `harness` for experiments, which the bot never uses.
+Importing it registers those names and changes nothing else in botbowl. The package in layers,
+each importing only from the ones before it (`tests/test_layers.py`): `logs`; `adapter` (botbowl:
+state keys, actions, the search's copy, clocks); `core` (nodes, policies, `Preset`, the search loop)
+beside `knowledge` (scripted play, grod, priors, heuristics, the learned value); `parallel` (search
+workers) and `views` (XML, SVG, HTML); `presets` and `agent`; and the `harness` for experiments,
+which the bot never uses.
 """
 from functools import partial
 
@@ -26,9 +27,9 @@ from mcts_bot.views.decision_page import DecisionPages
 from mcts_bot.views.tree_xml import to_xml
 
 __all__ = [
-    "ActionNode", "Budget", "ChanceNode", "DecisionPages", "GrodBot", "MCTSBot", "PRESETS", "Preset", "ScriptedBot",
-    "Search",
-    "SearchResult", "SearchStats", "configure", "get_preset", "run_search", "search", "to_xml",
+    "ActionNode", "Budget", "ChanceNode", "DecisionPages", "GrodBot", "MCTSBot", "PRESETS", "Preset",
+    "ScriptedBot", "Search", "SearchResult", "SearchStats", "configure", "get_preset", "run_search", "search",
+    "to_xml",
 ]
 
 # Only the bots a user picks from a list: ablation presets stay reachable by preset name
