@@ -22,7 +22,7 @@ import botbowl
 import numpy as np
 from botbowl.core import Action, ActionType
 
-from mcts_bot.knowledge.priors import SCRIPTED_BONUS, knowledge_board, knowledge_logits
+from mcts_bot.knowledge.priors import SCRIPTED_BONUS, knowledge_board, knowledge_logits, offered_paths_and_dice
 from mcts_bot.knowledge.scripted import scripted_action
 
 KINDS: Dict[ActionType, str] = {
@@ -47,21 +47,12 @@ def action_features(game: botbowl.Game, actions: Sequence[Action], choose=script
     if not actions:
         return x
     board = knowledge_board(game)
-    logits, chosen = knowledge_logits(game, list(actions), choose, board)
+    paths, dice = offered_paths_and_dice(game)
+    logits, chosen = knowledge_logits(game, list(actions), choose, board, paths)
     x[:, _INDEX["knowledge_logit"]] = logits
     if chosen is not None:
         x[chosen, _INDEX["policy_choice"]] = 1.0
     team = game.active_team
-    paths, dice = {}, {}
-    for choice in game.state.available_actions:
-        for i, position in enumerate(choice.positions):
-            if position is None:
-                continue
-            key = (choice.action_type, position.x, position.y)
-            if choice.paths and i < len(choice.paths):
-                paths[key] = choice.paths[i]
-            if choice.block_dice and i < len(choice.block_dice):
-                dice[key] = choice.block_dice[i]
     active = game.state.active_player
     for row, action in enumerate(actions):
         x[row, _INDEX["kind_" + KINDS.get(action.action_type, "other")]] = 1.0

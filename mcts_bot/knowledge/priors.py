@@ -38,6 +38,25 @@ _START_PRIORS = {
 }
 
 
+Lookup = Dict[Tuple[ActionType, int, int], object]  # keyed by (action type, x, y)
+
+
+def offered_paths_and_dice(game: botbowl.Game) -> Tuple[Lookup, Lookup]:
+    """The path and the block dice botbowl offers with each positioned action of the state."""
+    paths: Lookup = {}
+    dice: Lookup = {}
+    for choice in game.state.available_actions:
+        for i, position in enumerate(choice.positions):
+            if position is None:
+                continue
+            key = (choice.action_type, position.x, position.y)
+            if choice.paths and i < len(choice.paths):
+                paths[key] = choice.paths[i]
+            if choice.block_dice and i < len(choice.block_dice):
+                dice[key] = choice.block_dice[i]
+    return paths, dice
+
+
 class _Context:
     """What the priors of one state need, computed once per state."""
 
@@ -48,17 +67,7 @@ class _Context:
         ball = balls[0] if balls else None
         self.ball = ball.position if ball is not None and (ball.on_ground or ball.is_carried) else None
         self.carrier = game.get_ball_carrier() if ball is not None and ball.is_carried else None
-        self.paths: Dict[Tuple[ActionType, int, int], object] = {}
-        self.dice: Dict[Tuple[ActionType, int, int], int] = {}
-        for choice in game.state.available_actions:
-            for i, position in enumerate(choice.positions):
-                if position is None:
-                    continue
-                key = (choice.action_type, position.x, position.y)
-                if choice.paths and i < len(choice.paths):
-                    self.paths[key] = choice.paths[i]
-                if choice.block_dice and i < len(choice.block_dice):
-                    self.dice[key] = choice.block_dice[i]
+        self.paths, self.dice = offered_paths_and_dice(game)
 
 
 def _endzone_distance(game: botbowl.Game, team: botbowl.Team, x: int) -> int:
@@ -305,18 +314,15 @@ def knowledge_board(game: botbowl.Game) -> Optional[Board]:
 
 def knowledge_logits(game: botbowl.Game, actions: List[Action],
                      choose: Callable[[botbowl.Game], Action] = scripted_action,
-                     board: Optional[Board] = None) -> Tuple[List[float], Optional[int]]:
+                     board: Optional[Board] = None, paths: Optional[Lookup] = None) -> Tuple[List[float], Optional[int]]:
     """What the state says about each action, as logits, and the index of `choose`'s own choice
     among `actions` (None if it chose none of them or failed): the ingredients of `knowledge_priors`.
-    `board`: `knowledge_board(game)`, when the caller has it already."""
+    `board` (`knowledge_board(game)`) and `paths` (`offered_paths_and_dice(game)[0]`): when the caller
+    has them already."""
     team = game.active_team
     board = knowledge_board(game) if board is None else board
     player = game.state.active_player
-    paths = {}
-    for choice in game.state.available_actions:
-        for i, position in enumerate(choice.positions):
-            if position is not None and choice.paths and i < len(choice.paths):
-                paths[(choice.action_type, position.x, position.y)] = choice.paths[i]
+    paths = offered_paths_and_dice(game)[0] if paths is None else paths
     proc = game.get_procedure()
     logits = []
     for action in actions:
