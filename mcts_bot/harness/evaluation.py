@@ -98,7 +98,8 @@ class Settings:
 
     def describe(self) -> str:
         budget = Budget(seconds=self.seconds, iterations=self.iterations)
-        return (f"MCTS ({_preset_label(self.preset, self.policy)}) vs {_opponent_label(self.opponent, self.opponent_seconds)}, "
+        return (f"MCTS ({_preset_label(self.preset, self.policy)}) "
+                f"vs {_opponent_label(self.opponent, self.opponent_seconds)}, "
                 f"boards {', '.join(map(str, self.boards))}, "
                 f"{self.games_per_side} games per side, "
                 f"rollouts {'/'.join('on' if r else 'off' for r in self.rollouts)}, "
@@ -110,7 +111,8 @@ class Settings:
 # What makes games comparable in one table; board, side, rollouts and seed are what the table varies.
 SETTING_FIELDS = ("preset", "opponent", "seconds", "iterations", "team", "competition", "opponent_seconds",
                   "clock_scale", "spend_clock", "policy")
-SETTING_DEFAULTS = {"clock_scale": 1.0, "spend_clock": False, "policy": None}  # for records written before these settings existed
+# For records written before these settings existed:
+SETTING_DEFAULTS = {"clock_scale": 1.0, "spend_clock": False, "policy": None}
 
 
 def describe_records(records: Sequence[dict]) -> str:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import time
 import traceback
-from pathlib import Path
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Optional
 
 import botbowl

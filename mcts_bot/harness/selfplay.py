@@ -14,7 +14,7 @@ sides record when both search). Each decision a search made is one record:
   (1 if the deciding team scores the half's next touchdown, 0 if the other does, 0.5 if nobody).
 
 A game's records go to `OUT/<key>.npz` as soon as it ends (written atomically), so the same command
-run again plays only the games not yet there. `load` reads a folder back as one `Dataset`.
+run again plays only the games not yet there. `load` reads folders back as one `PolicyData`.
 """
 from __future__ import annotations
 
