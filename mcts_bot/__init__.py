@@ -1,9 +1,10 @@
 """mcts_bot: Monte Carlo Tree Search for botbowl.
 
 `import mcts_bot` registers the bot with botbowl, so `botbowl.make_bot("mcts")` works, and also
-`"mcts-vanilla"` (the seed's settings), and the two rule-based sparring partners: `"scripted"` (a
+`"mcts-vanilla"` (the seed's settings), the two rule-based sparring partners: `"scripted"` (a
 prioritised list of rules, in the style of botbowl's tutorials) and `"grod"` (every action priced by
-its gain and risk, in the style of GrodBot).
+its gain and risk, in the style of GrodBot), and `"policy"` (the search's knowledge priors played
+alone, without search).
 
 Importing it registers those names and changes nothing else in botbowl. The package in layers,
 each importing only from the ones before it (`tests/test_layers.py`): `logs`; `adapter` (botbowl:
@@ -21,6 +22,7 @@ from mcts_bot.core.nodes import ActionNode, ChanceNode
 from mcts_bot.core.preset import Preset
 from mcts_bot.core.search import Budget, Search, SearchResult, SearchStats, run_search
 from mcts_bot.knowledge.grod import GrodBot
+from mcts_bot.knowledge.policy_bot import PolicyBot
 from mcts_bot.knowledge.scripted import ScriptedBot
 from mcts_bot.presets import PRESETS, configure, get_preset
 from mcts_bot.views.decision_page import DecisionPages
@@ -35,7 +37,7 @@ __all__ = [
 # Only the bots a user picks from a list: ablation presets stay reachable by preset name
 # (`MCTSBot(preset=...)`, `--opponent mcts-<preset>` in the scripts) without crowding botbowl's bot list.
 BOT_NAMES = {"mcts": MCTSBot, "mcts-vanilla": partial(MCTSBot, preset="vanilla"), "scripted": ScriptedBot,
-             "grod": GrodBot}
+             "grod": GrodBot, "policy": PolicyBot}
 
 
 def _register() -> None:

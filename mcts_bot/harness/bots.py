@@ -2,7 +2,9 @@
 
 A name is one of:
 - `mcts` or `mcts-<preset>`: an MCTS bot with that preset (`mcts` is the default preset);
-- `random`, `scripted`, `grod`, or any other bot registered with botbowl;
+- `random`, `scripted`, `grod`, `policy` (the knowledge priors alone, no search), or any other bot
+  registered with botbowl;
+- `policy:path/to/policy.npz`: a learned policy (`scripts/run.sh train_policy`) alone, no search;
 - `path/to/file.py:ClassName`: any botbowl `Agent` subclass defined in a file, so a user can measure
   against their own bot. The class is built with its name (and `seed=`, when it takes one).
 
@@ -21,11 +23,14 @@ import botbowl
 from botbowl.ai.bots.random_bot import RandomBot
 
 from mcts_bot.agent import MCTSBot
+from mcts_bot.knowledge.policy import PolicyModel
+from mcts_bot.knowledge.policy_bot import PolicyBot
 from mcts_bot.knowledge.scripted import ScriptedBot
 from mcts_bot.presets import PRESETS
 
 # The bots that take a seed, built with it (botbowl's registry builds a bot from its name alone).
-SEEDED_BOTS = {"random": RandomBot, "scripted": ScriptedBot}
+SEEDED_BOTS = {"random": RandomBot, "scripted": ScriptedBot, "policy": PolicyBot}
+POLICY_FILE_PREFIX = "policy:"
 
 
 def mcts_preset_of(name: str) -> Optional[str]:
@@ -45,10 +50,19 @@ def file_bot_of(name: str) -> Optional[Tuple[Path, str]]:
     return Path(path), class_name
 
 
+def policy_file_of(name: str) -> Optional[Path]:
+    """The model file of a `policy:path/to/policy.npz` name, else None."""
+    return Path(name[len(POLICY_FILE_PREFIX):]) if name.startswith(POLICY_FILE_PREFIX) else None
+
+
 def label(name: str) -> str:
-    """`name` as a file or folder name: a file bot's file stem and class (`my_bot-MyBot`)."""
+    """`name` as a file or folder name: a file bot's file stem and class (`my_bot-MyBot`), a learned
+    policy's file stem (`policy-gen1`)."""
     file_bot = file_bot_of(name)
-    return name if file_bot is None else f"{file_bot[0].stem}-{file_bot[1]}"
+    if file_bot is not None:
+        return f"{file_bot[0].stem}-{file_bot[1]}"
+    policy_file = policy_file_of(name)
+    return name if policy_file is None else f"policy-{policy_file.stem}"
 
 
 def load_agent_class(path: Path, class_name: str) -> Type[botbowl.Agent]:
@@ -86,11 +100,19 @@ def check_bot(name: str) -> str:
     if file_bot is not None:
         load_agent_class(*file_bot)
         return name
+    policy_file = policy_file_of(name)
+    if policy_file is not None:
+        try:
+            PolicyModel.load(policy_file)
+        except (OSError, ValueError, KeyError) as exc:
+            raise ValueError(f"{name!r}: {exc}") from exc
+        return name
     if mcts_preset_of(name) is not None or name.lower() in botbowl.list_bots():
         return name
     mcts_names = ["mcts"] + [f"mcts-{preset}" for preset in sorted(PRESETS) if preset != "default"]
     others = sorted(set(botbowl.list_bots()) - set(mcts_names))
     raise ValueError(f"unknown bot {name!r}: choose one of {', '.join(mcts_names + others)}, "
+                     f"a learned policy alone as policy:path/to/policy.npz, "
                      f"or a bot of your own as path/to/file.py:ClassName")
 
 
@@ -107,6 +129,9 @@ def make_bot(name: str, *, seed: int, seconds: Optional[float] = None, iteration
         except (TypeError, ValueError):
             takes_seed = False
         return cls(file_bot[1], seed=seed) if takes_seed else cls(file_bot[1])
+    policy_file = policy_file_of(name)
+    if policy_file is not None:
+        return PolicyBot(label(name), priors=PolicyModel.load(policy_file), seed=seed)
     seeded = SEEDED_BOTS.get(name.lower())
     if seeded is not None:
         return seeded(name.lower(), seed=seed)

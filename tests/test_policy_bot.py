@@ -1,0 +1,94 @@
+"""The policy alone, without search (`mcts_bot.knowledge.policy_bot`): it plays what its priors rate
+highest, legal whole games as home and as away, a learned policy from its file, and never raises."""
+import copy
+import logging
+
+import botbowl
+import numpy as np
+import pytest
+from botbowl.ai.bots.random_bot import RandomBot
+
+from conftest import turn_position
+from mcts_bot.adapter.actions import legal_actions
+from mcts_bot.harness.bots import check_bot, label, make_bot
+from mcts_bot.harness.games import make_game
+from mcts_bot.knowledge.policy import PolicyModel
+from mcts_bot.knowledge.policy_bot import PolicyBot
+from mcts_bot.knowledge.priors import knowledge_priors
+from mcts_bot.knowledge.scripted import ScriptedBot
+
+
+class Checked(PolicyBot):
+    """A PolicyBot whose every action is checked against botbowl's own test of the game's choices."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.illegal = []
+        self.decisions = 0
+
+    def act(self, game):
+        action = super().act(game)
+        self.decisions += 1
+        if not game._is_action_allowed(copy.copy(action)):
+            self.illegal.append((game.get_procedure_names()[-1], action.action_type.name))
+        return action
+
+
+@pytest.mark.parametrize("board", [3, 5])
+def test_it_plays_the_action_its_priors_rate_highest(board):
+    for seed in range(3):
+        game = turn_position(board, seed=seed)
+        actions = legal_actions(game)
+        best = actions[int(np.argmax(knowledge_priors(game, actions)))]
+        played = PolicyBot(seed=0).act(game)
+        assert (played.action_type, played.player, played.position) == (best.action_type, best.player, best.position)
+
+
+def test_other_priors_make_other_choices():
+    game = turn_position(5, seed=1)
+    actions = legal_actions(game)
+    last = PolicyBot(priors=lambda g, a: [0.0] * (len(a) - 1) + [1.0]).act(game)
+    assert (last.action_type, last.player, last.position) == \
+        (actions[-1].action_type, actions[-1].player, actions[-1].position)
+
+
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_whole_games_are_legal(side):
+    bot = Checked(seed=3)
+    opponent = ScriptedBot("scripted", seed=4)
+    home, away = (bot, opponent) if side == "home" else (opponent, bot)
+    game = make_game(5, home, away, seed=21)
+    game.init()
+    assert game.state.game_over
+    assert bot.decisions > 50 and bot.illegal == []
+
+
+def test_a_learned_policy_plays_from_its_file(tmp_path):
+    path = tmp_path / "gen7.npz"
+    PolicyModel.initial().save(path)
+    name = f"policy:{path}"
+    assert check_bot(name) == name and label(name) == "policy-gen7"
+    bot = make_bot(name, seed=1)
+    assert isinstance(bot, PolicyBot) and isinstance(bot.priors, PolicyModel)
+    game = turn_position(3, seed=2)
+    reference = PolicyBot(seed=1).act(game)  # generation 0 is the knowledge priors
+    played = bot.act(game)
+    assert (played.action_type, played.player, played.position) == \
+        (reference.action_type, reference.player, reference.position)
+    with pytest.raises(ValueError, match="no policy model at .*train one with scripts/run.sh train_policy"):
+        check_bot(f"policy:{tmp_path / 'missing.npz'}")
+
+
+def test_it_is_registered_with_botbowl():
+    assert isinstance(botbowl.make_bot("policy"), PolicyBot)
+
+
+def test_an_error_in_the_priors_falls_back_to_a_legal_action(caplog):
+    def broken(game, actions):
+        raise RuntimeError("priors broke")
+    bot = Checked(priors=broken, seed=0)
+    with caplog.at_level(logging.ERROR, logger="mcts_bot"):
+        game = make_game(1, bot, RandomBot("random", seed=1), seed=3)
+        game.init()
+    assert game.state.game_over and bot.illegal == []
+    assert len([r for r in caplog.records if "priors broke" in r.getMessage()]) == 1  # logged once
