@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Train the learned policy on self-play data (scripts/run.sh selfplay): fit the action weights to the
-searches' visit shares by cross-entropy, starting from (and pulled toward) the knowledge priors, and
+searches' visit shares (or Gumbel MuZero's improved policy, --target improved) by cross-entropy, starting from (and pulled toward) the knowledge priors, and
 score it on held-out games against those priors. Writes results/models/policy-<board>.npz (--out).
 
 The split is by game. Use a trained model as the search's prior from Python:
@@ -20,6 +20,11 @@ def main() -> None:
     cli.add_board_argument(parser, default=5)
     parser.add_argument("--data", type=Path, nargs="+", default=None,
                         help="folders of self-play games (default data/selfplay-<board>)")
+    parser.add_argument("--target", choices=selfplay.TARGETS, default="visits",
+                        help="what the policy learns: the root's visit shares, or the improved policy "
+                             "(softmax of log prior + the children's rescaled values) (default visits)")
+    parser.add_argument("--generation", type=cli.positive_int, default=1,
+                        help="the generation this model is, recorded in its file (default 1)")
     parser.add_argument("--l2", type=float, default=0.01, help="pull toward the knowledge priors' weights (default 0.01)")
     parser.add_argument("--steps", type=cli.positive_int, default=300, help="full-batch Adam steps (default 300)")
     parser.add_argument("--test-share", type=float, default=0.2, help="share of games held out (default 0.2)")
@@ -30,7 +35,7 @@ def main() -> None:
         parser.error("--test-share must be in (0, 1) and --l2 at least 0")
     folders = args.data or [Path("data") / f"selfplay-{args.board}"]
     try:
-        data = selfplay.load(folders)
+        data = selfplay.load(folders, target=args.target)
     except (FileNotFoundError, ValueError) as exc:
         parser.error(str(exc))
     games = np.unique(data.game)
@@ -43,12 +48,14 @@ def main() -> None:
     model, losses = fit_policy(train.x, train.target, train.offsets, start=start, l2=args.l2, steps=args.steps)
     print(f"{train.decisions} training decisions ({len(games) - len(test_games)} games), "
           f"{test.decisions} held out ({len(test_games)} games)")
-    print("cross-entropy to the search's visit shares (lower is better):")
+    print(f"cross-entropy to the search's {'visit shares' if args.target == 'visits' else 'improved policy'} "
+          "(lower is better):")
     for name, m in (("knowledge priors (generation 0)", start), ("trained policy", model)):
         print(f"  {name:32s} train {cross_entropy(m, train.x, train.target, train.offsets):.4f}"
               f"  held out {cross_entropy(m, test.x, test.target, test.offsets):.4f}")
     print("weights:", ", ".join(f"{n} {w:+.2f}" for n, w in zip(ACTION_FEATURE_NAMES, model.weights)))
-    model.info.update(generation="1", trained_on=" ".join(map(str, folders)), decisions=str(train.decisions),
+    model.info.update(generation=str(args.generation), trained_on=" ".join(map(str, folders)), target=args.target,
+                      decisions=str(train.decisions),
                       held_out_cross_entropy=f"{cross_entropy(model, test.x, test.target, test.offsets):.4f}")
     out = args.out or Path("results") / "models" / f"policy-{args.board}.npz"
     model.save(out)

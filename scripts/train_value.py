@@ -6,13 +6,19 @@ package loads it (mcts_bot/knowledge/models/value-<board>.npz), replacing the sh
 
 The split is by game (a game's states are all in training or all in the test set); early
 stopping looks only at training games; the test games are scored once, at the end.
+
+With --selfplay, the data are self-play records (scripts/run.sh selfplay): the bot's own searched
+states, with the search's root value as a target beside the result (--root-weight), scored on
+held-out games against the shipped value and against the root values themselves.
 """
 import argparse
 import json
 from pathlib import Path
 
+import numpy as np
+
 from mcts_bot.harness import cli, training
-from mcts_bot.knowledge.value import model_path
+from mcts_bot.knowledge.value import ValueModel, model_path
 
 
 def main() -> None:
@@ -20,6 +26,12 @@ def main() -> None:
     cli.add_board_argument(parser, default=3)
     parser.add_argument("--data", type=Path, nargs="+", default=None,
                         help="folders of collected games (default data/value-<board>)")
+    parser.add_argument("--selfplay", action="store_true",
+                        help="the data are self-play records (default folder data/selfplay-<board>)")
+    parser.add_argument("--root-weight", type=float, default=0.5,
+                        help="with --selfplay: the target is (1 - w) result + w root value (default 0.5)")
+    parser.add_argument("--fine-tune", action="store_true",
+                        help="with --selfplay: start from the shipped value's weights rather than random ones")
     parser.add_argument("--target", choices=["mc", "td"], default="td",
                         help="Monte Carlo (the game's result) or TD(lambda) targets (default td)")
     parser.add_argument("--lam", type=float, default=0.7, help="lambda of TD(lambda) (default 0.7)")
@@ -34,8 +46,10 @@ def main() -> None:
                      help="write the model where the package loads it, replacing the shipped one")
     parser.add_argument("--plot", type=Path, default=None, help="calibration plot (default img/value-calibration-<board>.png)")
     args = parser.parse_args()
-    if not 0 < args.test_share < 1 or not 0 <= args.lam <= 1:
-        parser.error("--test-share must be in (0, 1) and --lam in [0, 1]")
+    if not 0 < args.test_share < 1 or not 0 <= args.lam <= 1 or not 0 <= args.root_weight <= 1:
+        parser.error("--test-share must be in (0, 1), --lam and --root-weight in [0, 1]")
+    if args.selfplay:
+        return train_on_selfplay(parser, args)
     folders = args.data or [Path("data") / f"value-{args.board}"]
     games = training.Games([], [], [], [], [])
     try:
@@ -67,6 +81,44 @@ def main() -> None:
     print(f"\nmodel: {out}; calibration plot: {plot}")
     if not args.install:
         print(f"to play with it: scripts/run.sh train_value ... --install (or copy it to {model_path(args.board)})")
+
+
+def train_on_selfplay(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    folders = args.data or [Path("data") / f"selfplay-{args.board}"]
+    try:
+        data = training.load_selfplay_values(folders)
+    except (FileNotFoundError, ValueError) as exc:
+        parser.error(str(exc))
+    games = np.unique(data.game)
+    if len(games) < 3:
+        parser.error(f"{len(games)} self-play games in {', '.join(map(str, folders))}: a split by game needs at least 3")
+    test_games = np.random.RandomState(args.seed).choice(games, max(1, int(round(args.test_share * len(games)))),
+                                                         replace=False)
+    train, test = data.subset(np.setdiff1d(games, test_games)), data.subset(test_games)
+    print(f"{len(games)} self-play games, {len(data.x)} searched states: {len(games) - len(test_games)} games to "
+          f"train on, {len(test_games)} held out; target (1 - {args.root_weight:g}) result + {args.root_weight:g} root value")
+    shipped = ValueModel.load(model_path(args.board)) if model_path(args.board).exists() else None
+    if args.fine_tune and shipped is None:
+        parser.error(f"--fine-tune starts from the shipped value, and there is none at {model_path(args.board)}")
+    model = training.train_on_selfplay(train, root_weight=args.root_weight, seed=args.seed, hidden=args.hidden,
+                                       epochs=args.epochs, start=shipped if args.fine_tune else None)
+    predictions = {"re-fitted value": model.predict(test.x), "the search's root values": test.root_value}
+    if shipped is not None:
+        predictions["shipped value"] = shipped.predict(test.x)
+    print(f"\nHeld-out games ({len(test_games)}), against their results, from each searching team's view:\n")
+    print("| Value | Log-loss | Brier |\n|---|---:|---:|")
+    scores = {}
+    for name, p in predictions.items():
+        scores[name] = {"log_loss": training.log_loss(p, test.result), "brier": training.brier(p, test.result)}
+        print(f"| {name} | {scores[name]['log_loss']:.4f} | {scores[name]['brier']:.4f} |")
+    if args.fine_tune and np.array_equal(model.w2, shipped.w2):
+        print("\nNo epoch beat the shipped value on the validation games: the model is the shipped one.")
+    model.info = {"board": str(args.board), "games": str(len(games) - len(test_games)), "records": str(len(train.x)),
+                  "target": f"selfplay, root weight {args.root_weight:g}" + (", fine-tuned" if args.fine_tune else ""), "hidden": str(args.hidden),
+                  "test": json.dumps(scores), "data": " ".join(map(str, folders))}
+    out = model_path(args.board) if args.install else args.out or Path("results") / "models" / f"value-{args.board}-selfplay.npz"
+    model.save(out)
+    print(f"\nmodel: {out}")
 
 
 if __name__ == "__main__":

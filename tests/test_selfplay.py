@@ -1,14 +1,19 @@
 """The learned policy's pieces: action features, the model, its fit, and the self-play records."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import mcts_bot
-from conftest import run_script, tree_data, turn_position
+from botbowl.core import ActionType
+
+from conftest import move_position, run_script, tree_data, turn_position
 from mcts_bot.adapter.actions import legal_actions
-from mcts_bot.harness import selfplay
+from mcts_bot.harness import selfplay, training
 from mcts_bot.harness.collect import missing, save_game
 from mcts_bot.harness.matches import GameSpec, play_game
 from mcts_bot.knowledge.policy import (
+    ACTION_FEATURE_NAMES,
     NUM_ACTION_FEATURES,
     PolicyModel,
     action_features,
@@ -17,6 +22,8 @@ from mcts_bot.knowledge.policy import (
     softmax_by_state,
 )
 from mcts_bot.knowledge.priors import knowledge_priors
+from mcts_bot.knowledge.value import ValueModel
+from mcts_bot.knowledge.value import model_for as value_model_for
 
 
 @pytest.mark.parametrize("board", [3, 5, 11])
@@ -37,6 +44,30 @@ def test_action_features_read_the_action():
     kinds = x[:, -13:]  # one kind per action
     assert np.all(kinds.sum(axis=1) == 1)
     assert x[:, 1].sum() == 1, "the scripted policy's choice is marked once"
+
+
+@pytest.mark.parametrize("board", [3, 11])
+def test_a_moves_features_are_its_paths_and_ground(board):
+    # Read straight from botbowl's offered paths and the board, one action at a time.
+    game = move_position(board, seed=5)
+    actions = legal_actions(game)
+    x = action_features(game, actions)
+    column = {name: i for i, name in enumerate(ACTION_FEATURE_NAMES)}
+    player = game.state.active_player
+    endzone_x = 1 if player.team == game.state.home_team else game.arena.width - 2
+    paths = {(p.steps[-1].x, p.steps[-1].y): p for c in game.state.available_actions
+             if c.action_type == ActionType.MOVE for p in c.paths}
+    moves = [i for i, a in enumerate(actions) if a.action_type == ActionType.MOVE]
+    assert len(moves) > 5
+    for i in moves:
+        target = actions[i].position
+        assert np.isclose(x[i, column["path_failure"]], 1 - paths[(target.x, target.y)].prob)
+        gain = abs(endzone_x - player.position.x) - abs(endzone_x - target.x)
+        assert np.isclose(x[i, column["endzone_gain"]], gain / player.get_ma())
+        opponents = [p for p in game.get_adjacent_players(target, team=game.get_opp_team(player.team), down=False)
+                     if p.has_tackle_zone()]
+        assert np.isclose(x[i, column["target_tackle_zones"]], min(len(opponents), 4) / 4)
+    assert np.all(x[moves, column["carrier"]] == float(game.get_ball_carrier() is player))
 
 
 def test_the_policy_as_prior_builds_the_default_tree():
@@ -90,6 +121,51 @@ def test_a_self_play_game_records_each_search(tmp_path):
     assert missing(tmp_path, [spec]) == []
     data = selfplay.load([tmp_path])
     assert 0 < data.decisions <= n and np.allclose(np.add.reduceat(data.target, data.offsets[:-1]), 1.0)
+    improved = selfplay.load([tmp_path], target="improved")
+    assert np.array_equal(improved.offsets, data.offsets) and not np.allclose(improved.target, data.target)
+    assert np.allclose(np.add.reduceat(improved.target, improved.offsets[:-1]), 1.0)
+    with pytest.raises(ValueError, match="target must be one of visits, improved"):
+        selfplay.load([tmp_path], target="q")
+
+
+def test_the_improved_policy_moves_the_prior_toward_the_better_values():
+    prior = np.array([0.5, 0.3, 0.2])
+    # Equal values: nothing to learn beyond the prior.
+    assert np.allclose(selfplay.improved_policy(prior, np.full(3, 0.6), np.array([10, 5, 1]), 0.6), prior)
+    # The third child's value is the best: it gains on the prior, the worst loses.
+    better = selfplay.improved_policy(prior, np.array([0.5, 0.4, 0.7]), np.array([10, 5, 3]), 0.5)
+    assert np.isclose(better.sum(), 1.0) and better[2] > prior[2] and better[1] < prior[1]
+    assert better[2] == better.max()
+    # An unvisited child counts at the root's value (its recorded q is a placeholder).
+    unvisited = selfplay.improved_policy(prior, np.array([0.5, 0.4, 0.5]), np.array([10, 5, 0]), 0.45)
+    assert unvisited[2] < prior[2] and unvisited[1] < prior[1] and unvisited[0] > prior[0]
+    # No priors recorded (a preset without them): uniform.
+    flat = selfplay.improved_policy(np.full(3, np.nan), np.full(3, 0.5), np.array([1, 1, 1]), 0.5)
+    assert np.allclose(flat, 1 / 3)
+
+
+def test_a_value_is_refitted_on_self_play_games(tmp_path):
+    for spec in selfplay.specs(1, "mcts", "mcts", 3, iterations=6, base_seed=5):
+        save_game(tmp_path / "games", selfplay.play_game(spec))
+    out = tmp_path / "value.npz"
+    result = run_script("train_value", "--board", "1", "--selfplay", "--data", str(tmp_path / "games"),
+                        "--root-weight", "1", "--epochs", "2", "--hidden", "4", "--out", str(out), "--test-share", "0.34")
+    assert result.returncode == 0, result.stderr
+    rows = [line.split("|")[1].strip() for line in result.stdout.splitlines() if line.startswith("| ") and "Value" not in line]
+    assert rows == ["re-fitted value", "the search's root values", "shipped value"]
+    model = ValueModel.load(out)
+    assert model.info["target"] == "selfplay, root weight 1" and model.w1.shape[1] == 4
+    # Fine-tuning starts from the shipped weights, and keeps them when no epoch beats them.
+    data = training.load_selfplay_values([tmp_path / "games"])
+    shipped = value_model_for(1)
+    tuned = training.train_on_selfplay(data, root_weight=1.0, epochs=0, start=shipped)
+    assert np.array_equal(tuned.w1, shipped.w1) and np.array_equal(tuned.mean, shipped.mean)
+    with pytest.raises(ValueError, match="root value's weight must be in"):
+        training.train_on_selfplay(data, root_weight=2.0)
+    # Collected games (scripts/run.sh collect) are not self-play records: a clear error.
+    collected = Path(__file__).parent / "data"
+    result = run_script("train_value", "--board", "1", "--selfplay", "--data", str(collected))
+    assert result.returncode == 2 and "is not a self-play record of this version" in result.stderr
 
 
 def test_train_policy_explains_a_missing_folder():

@@ -154,8 +154,35 @@ class PolicyData:
         return PolicyData(self.x[rows], self.target[rows], np.concatenate([[0], np.cumsum(sizes)]), self.game[keep])
 
 
-def load(folders: Sequence[Path]) -> PolicyData:
-    """Every recorded decision in `folders` with at least two actions and one visit."""
+TARGETS = ("visits", "improved")
+
+
+def improved_policy(prior: np.ndarray, q: np.ndarray, visits: np.ndarray, root_value: float,
+                    c_visit: float = 50.0, c_scale: float = 0.1) -> np.ndarray:
+    """Gumbel MuZero's improved policy (Danihelka et al. 2022): softmax(log prior + sigma(completed q)).
+
+    Visit shares at a small budget mostly repeat the prior (PUCT spends its visits where the prior
+    points); the improved policy moves the prior toward the children whose values were better. The
+    completed q is each visited child's mean value and the root's value for the unvisited ones,
+    rescaled to [0, 1] over the children; sigma(q) = (c_visit + max visits) * c_scale * q (mctx's
+    defaults). A prior that is missing (a preset without priors) counts as uniform.
+    """
+    prior = np.where(np.isfinite(prior), prior, np.nan)
+    if np.isnan(prior).any() or prior.sum() <= 0:
+        prior = np.full(len(q), 1.0 / len(q))
+    completed = np.where(visits > 0, q, root_value)
+    span = completed.max() - completed.min()
+    rescaled = (completed - completed.min()) / span if span > 1e-9 else np.zeros_like(completed)
+    logits = np.log(np.maximum(prior, 1e-12)) + (c_visit + visits.max()) * c_scale * rescaled
+    e = np.exp(logits - logits.max())
+    return e / e.sum()
+
+
+def load(folders: Sequence[Path], target: str = "visits") -> PolicyData:
+    """Every recorded decision in `folders` with at least two actions and one visit; the target per
+    decision is its root's visit shares, or with target="improved" the `improved_policy`."""
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
     xs, targets, sizes, games = [], [], [], []
     files = sorted(path for folder in folders for path in Path(folder).glob("*.npz") if not path.name.startswith("."))
     if not files:
@@ -166,13 +193,15 @@ def load(folders: Sequence[Path]) -> PolicyData:
                 raise ValueError(f"{path} was recorded by another version (format {int(data['version'])}, "
                                  f"{data['action_x'].shape[1]} action features): record it again")
             offsets, visits, x = data["offsets"], data["visits"].astype(float), data["action_x"]
+            prior, q, root_value = data["prior"], data["q"], data["root_value"]
             for i in range(len(offsets) - 1):
                 a, b = offsets[i], offsets[i + 1]
                 total = visits[a:b].sum()
                 if b - a < 2 or total <= 0:
                     continue
                 xs.append(x[a:b])
-                targets.append(visits[a:b] / total)
+                targets.append(visits[a:b] / total if target == "visits"
+                               else improved_policy(prior[a:b], q[a:b], visits[a:b], float(root_value[i])))
                 sizes.append(b - a)
                 games.append(number)
     if not sizes:

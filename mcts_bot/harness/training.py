@@ -113,19 +113,31 @@ def brier(p: np.ndarray, y: np.ndarray) -> float:
 
 
 def fit(x: np.ndarray, y: np.ndarray, x_val: np.ndarray, y_val: np.ndarray, *, hidden: int = 32, l2: float = 1e-4,
-        epochs: int = 60, batch: int = 512, rate: float = 3e-3, seed: int = 0) -> ValueModel:
-    """A model fitted by Adam on cross-entropy (soft targets), the epoch with the best validation loss kept."""
+        epochs: int = 60, batch: int = 512, rate: float = 3e-3, seed: int = 0,
+        start: Optional[ValueModel] = None) -> ValueModel:
+    """A model fitted by Adam on cross-entropy (soft targets), the epoch with the best validation loss kept
+    (`start` itself, when given and no epoch beats it). From `start`'s weights and standardisation
+    when given (fine-tuning: its hidden size wins), else from random weights."""
     rng = np.random.RandomState(seed)
-    mean, scale = x.mean(axis=0), x.std(axis=0)
-    scale[scale < 1e-6] = 1.0
+    if start is None:
+        mean, scale = x.mean(axis=0), x.std(axis=0)
+        scale[scale < 1e-6] = 1.0
+        params = _init(x.shape[1], hidden, rng)
+    else:
+        mean, scale = start.mean, start.scale
+        params = dict(w2=start.w2.copy(), b2=np.array([start.b2]))
+        if start.w1 is not None:
+            params.update(w1=start.w1.copy(), b1=start.b1.copy())
     z, z_val = (x - mean) / scale, (x_val - mean) / scale
-    params = _init(x.shape[1], hidden, rng)
     moments = {k: (np.zeros_like(v), np.zeros_like(v)) for k, v in params.items()}
     best, best_loss, step = None, np.inf, 0
+    if start is not None:  # the epoch to beat
+        _, logits = _forward(params, z_val)
+        best, best_loss = {k: v.copy() for k, v in params.items()}, log_loss(1 / (1 + np.exp(-np.clip(logits, -30, 30))), y_val)
     for _ in range(epochs):
         order = rng.permutation(len(y))
-        for start in range(0, len(y), batch):
-            rows = order[start:start + batch]
+        for first in range(0, len(y), batch):
+            rows = order[first:first + batch]
             grads = _loss_and_grads(params, z[rows], y[rows], l2)
             step += 1
             for k, g in grads.items():
@@ -168,6 +180,56 @@ def train(games: Games, *, target: str = "mc", lam: float = 0.7, rounds: int = 3
         for _ in range(rounds):
             model = fit(*fitting.flat(td_targets(model, fitting, lam)), x_val, y_val, seed=seed, **fit_options)
     return model
+
+
+# ------------------------------------------------------------------------------- self-play games
+
+@dataclass
+class SelfPlayValues:
+    """The searched states of self-play games (`harness.selfplay`), each from its deciding team's view:
+    features, the game's result and the search's root value for that team, and the game it is from."""
+
+    x: np.ndarray
+    result: np.ndarray
+    root_value: np.ndarray
+    game: np.ndarray
+
+    def subset(self, games: np.ndarray) -> "SelfPlayValues":
+        keep = np.isin(self.game, games)
+        return SelfPlayValues(self.x[keep], self.result[keep], self.root_value[keep], self.game[keep])
+
+    def targets(self, root_weight: float) -> np.ndarray:
+        """The result and the root value blended: `root_weight` 0 is Monte Carlo, 1 the search's value."""
+        return (1 - root_weight) * self.result + root_weight * self.root_value
+
+
+def load_selfplay_values(folders: List[Path]) -> SelfPlayValues:
+    files = sorted(p for folder in folders for p in Path(folder).glob("*.npz") if not p.name.startswith("."))
+    if not files:
+        raise FileNotFoundError(f"no self-play games in {', '.join(map(str, folders))}: play some with "
+                                f"scripts/run.sh selfplay")
+    parts = []
+    for number, path in enumerate(files):
+        with np.load(path) as data:
+            if "root_value" not in data.files or data["state"].shape[-1] != NUM_FEATURES:
+                raise ValueError(f"{path} is not a self-play record of this version ({NUM_FEATURES} features): "
+                                 f"record it again with scripts/run.sh selfplay")
+            n = len(data["result"])
+            parts.append((data["state"], data["result"], data["root_value"], np.full(n, number)))
+    return SelfPlayValues(*(np.concatenate([part[k] for part in parts]) for k in range(4)))
+
+
+def train_on_selfplay(data: SelfPlayValues, *, root_weight: float, validation_share: float = 0.15, seed: int = 0,
+                      **fit_options) -> ValueModel:
+    """Fit on self-play states (training games only) to the blend of result and root value; early
+    stopping on a validation part of the games, scored against their results."""
+    if not 0 <= root_weight <= 1:
+        raise ValueError(f"the root value's weight must be in [0, 1], got {root_weight}")
+    games = np.unique(data.game)
+    validation = np.random.RandomState(seed + 1).choice(games, max(1, int(round(validation_share * len(games)))),
+                                                        replace=False)
+    fitting, held = data.subset(np.setdiff1d(games, validation)), data.subset(validation)
+    return fit(fitting.x, fitting.targets(root_weight), held.x, held.result, seed=seed, **fit_options)
 
 
 # ----------------------------------------------------------------------------------------- baseline

@@ -41,6 +41,11 @@ NUM_ACTION_FEATURES = len(ACTION_FEATURE_NAMES)
 _INDEX = {name: i for i, name in enumerate(ACTION_FEATURE_NAMES)}
 
 
+_KIND_COLUMN: Dict[ActionType, int] = {t: _INDEX["kind_" + kind] for t, kind in KINDS.items()}
+_OTHER_COLUMN = _INDEX["kind_other"]
+_BLOCKS = (ActionType.BLOCK, ActionType.STAB)
+
+
 def action_features(game: botbowl.Game, actions: Sequence[Action], choose=scripted_action) -> np.ndarray:
     """One row of `ACTION_FEATURE_NAMES` per action of the state `game` is in, from the acting team's view."""
     x = np.zeros((len(actions), NUM_ACTION_FEATURES))
@@ -54,26 +59,55 @@ def action_features(game: botbowl.Game, actions: Sequence[Action], choose=script
         x[chosen, _INDEX["policy_choice"]] = 1.0
     team = game.active_team
     active = game.state.active_player
+    # A state's actions share few types and players (a move's every square, one player): each is
+    # looked up once. This runs at every node the search expands, as often as the priors.
+    kinds = []
+    last_type, column = None, _OTHER_COLUMN
+    players: Dict[int, Optional[tuple]] = {}
+    rows, carrier, in_tz, failure, gain, target_tz, block = [], [], [], [], [], [], []
     for row, action in enumerate(actions):
-        x[row, _INDEX["kind_" + KINDS.get(action.action_type, "other")]] = 1.0
+        action_type = action.action_type
+        if action_type is not last_type:
+            last_type, column = action_type, _KIND_COLUMN.get(action_type, _OTHER_COLUMN)
+        kinds.append(column)
         player = action.player if action.player is not None else active
-        if board is None or player is None or player.position is None or player.team != team:
+        if board is None or player is None:
             continue
-        x[row, _INDEX["carrier"]] = float(player is board.our_carrier)
-        x[row, _INDEX["in_tackle_zone"]] = min(board.tackle_zones.at(player.position), 4) / 4.0
+        facts = players.get(id(player), False)
+        if facts is False:
+            facts = None
+            if player.position is not None and player.team == team:
+                facts = (float(player is board.our_carrier), min(board.tackle_zones.at(player.position), 4) / 4.0,
+                         board.to_endzone(player.position), max(1, player.get_ma()))
+            players[id(player)] = facts
+        if facts is None:
+            continue
         target = action.position
+        rows.append(row)
+        carrier.append(facts[0])
+        in_tz.append(facts[1])
         if target is None:
+            failure.append(0.0), gain.append(0.0), target_tz.append(0.0), block.append(0.0)
             continue
-        key = (action.action_type, target.x, target.y)
+        key = (action_type, target.x, target.y)
         path = paths.get(key)
-        x[row, _INDEX["path_failure"]] = 1.0 - (path.prob if path is not None else 1.0)
-        if action.action_type == ActionType.MOVE:
-            x[row, _INDEX["endzone_gain"]] = (board.to_endzone(player.position) - board.to_endzone(target)) \
-                / max(1, player.get_ma())
-            x[row, _INDEX["target_tackle_zones"]] = min(board.tackle_zones.at(target), 4) / 4.0
-        elif action.action_type in (ActionType.BLOCK, ActionType.STAB):
+        failure.append(1.0 - (path.prob if path is not None else 1.0))
+        if action_type is ActionType.MOVE:
+            gain.append((facts[2] - board.to_endzone(target)) / facts[3])
+            target_tz.append(min(board.tackle_zones.at(target), 4) / 4.0)
+            block.append(0.0)
+            continue
+        gain.append(0.0), target_tz.append(0.0)
+        if action_type in _BLOCKS:
             count = dice.get(key, path.block_dice if path is not None else None)
-            x[row, _INDEX["block_dice"]] = 0.0 if count is None else max(-3, min(3, count)) / 3.0
+            block.append(0.0 if count is None else max(-3, min(3, count)) / 3.0)
+        else:
+            block.append(0.0)
+    x[np.arange(len(actions)), kinds] = 1.0
+    if rows:
+        for name, values in (("carrier", carrier), ("in_tackle_zone", in_tz), ("path_failure", failure),
+                             ("endzone_gain", gain), ("target_tackle_zones", target_tz), ("block_dice", block)):
+            x[rows, _INDEX[name]] = values
     return x
 
 
