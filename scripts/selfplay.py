@@ -24,6 +24,9 @@ def main() -> None:
     parser.add_argument("--opponent", default="mcts", help="mcts (default: self-play), mcts-<preset>, scripted, grod, ...")
     parser.add_argument("--games", type=cli.positive_int, default=20, help="games to record (default 20)")
     parser.add_argument("--iterations", type=cli.positive_int, default=100, help="iterations per decision (default 100)")
+    parser.add_argument("--policy", default=None, metavar="FILE",
+                        help="a learned policy (scripts/run.sh train_policy) as every searching side's priors: "
+                             "a generation's games, to train the next (default: the knowledge priors)")
     parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="base seed (default 0)")
     parser.add_argument("--out", type=Path, default=None, help="data folder (default data/selfplay-<board>)")
     cli.add_worker_arguments(parser)
@@ -31,11 +34,12 @@ def main() -> None:
     cli.check_ray(parser, args)
     out = args.out or Path("data") / f"selfplay-{args.board}"
     try:
-        todo = selfplay.specs(args.board, args.bot, args.opponent, args.games, args.iterations, args.seed)
-    except ValueError as exc:
+        todo = selfplay.specs(args.board, args.bot, args.opponent, args.games, args.iterations, args.seed, args.policy)
+    except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
     left = missing(out, todo)
-    print(f"{args.bot} vs {args.opponent} on the {args.board}-player board, {args.iterations} iterations: "
+    print(f"{args.bot} vs {args.opponent} on the {args.board}-player board, {args.iterations} iterations"
+          f"{', priors ' + args.policy if args.policy else ''}: "
           f"{len(todo)} games, {len(todo) - len(left)} already in {out}", file=sys.stderr)
     decisions, start = 0, time.perf_counter()
     with tqdm(total=len(todo), initial=len(todo) - len(left), unit="game", file=sys.stderr) as bar:

@@ -61,6 +61,7 @@ def test_whole_games_are_legal(side):
     game.init()
     assert game.state.game_over
     assert bot.decisions > 50 and bot.illegal == []
+    assert bot.fallbacks == 0, "every decision was the policy's own, none the scripted fallback's"
 
 
 def test_a_learned_policy_plays_from_its_file(tmp_path):
@@ -90,5 +91,5 @@ def test_an_error_in_the_priors_falls_back_to_a_legal_action(caplog):
     with caplog.at_level(logging.ERROR, logger="mcts_bot"):
         game = make_game(1, bot, RandomBot("random", seed=1), seed=3)
         game.init()
-    assert game.state.game_over and bot.illegal == []
+    assert game.state.game_over and bot.illegal == [] and bot.fallbacks > 10
     assert len([r for r in caplog.records if "priors broke" in r.getMessage()]) == 1  # logged once

@@ -128,6 +128,22 @@ def test_a_self_play_game_records_each_search(tmp_path):
         selfplay.load([tmp_path], target="q")
 
 
+def test_a_generation_plays_with_its_policy_as_every_searchers_priors(tmp_path):
+    # A policy far from the knowledge priors (it favours ending the turn): the records show it was used.
+    weights = np.zeros(NUM_ACTION_FEATURES)
+    weights[ACTION_FEATURE_NAMES.index("kind_end_turn")] = 5.0
+    path = tmp_path / "gen9.npz"
+    PolicyModel(weights).save(path)
+    spec = selfplay.specs(1, "mcts", "mcts", 1, iterations=4, base_seed=3, policy=str(path))[0]
+    assert spec.key.endswith("-policy-gen9")
+    record = selfplay.play_game(spec)
+    assert np.allclose(PolicyModel(weights).probabilities(record["action_x"], record["offsets"]), record["prior"])
+    with pytest.raises(FileNotFoundError, match="no policy model at"):
+        selfplay.specs(1, "mcts", "mcts", 1, iterations=4, policy=str(tmp_path / "none.npz"))
+    with pytest.raises(ValueError, match="searches without"):
+        selfplay.specs(1, "mcts", "mcts-vanilla", 1, iterations=4, policy=str(path))
+
+
 def test_the_improved_policy_moves_the_prior_toward_the_better_values():
     prior = np.array([0.5, 0.3, 0.2])
     # Equal values: nothing to learn beyond the prior.

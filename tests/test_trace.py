@@ -224,6 +224,10 @@ def test_the_table_sums_the_games_and_refuses_a_mix(tmp_path):
     home_wins = sum(r["result"] == "win" for r in records if r["spec"]["side"] == "home")
     assert f"4 games: scripted against random {wins}-" in table and f"(scripted at home {home_wins}-" in table
     assert trace.describe_records(records) == "scripted vs random on the 1-player board, 4 games"
+    # A run that adds games to a file: the new games' bots are a tuple, those read back a list.
+    resumed = [dict(r, spec=dict(r["spec"], bots=list(r["spec"]["bots"]))) for r in records[:2]] + [
+        dict(r, spec=dict(r["spec"], bots=tuple(r["spec"]["bots"]))) for r in records[2:]]
+    assert trace.describe_records(resumed) == "scripted vs random on the 1-player board, 4 games"
     other = dict(records[0], spec=dict(records[0]["spec"], bots=["random", "random"]))
     with pytest.raises(ValueError, match="mixes 2 settings"):
         trace.describe_records(records + [other])

@@ -1,7 +1,8 @@
 """Self-play data for a learned policy and value: every searched decision, with what the search found.
 
 A game is played by MCTS against `opponent` (another MCTS of any preset, `scripted`, `grod`...; both
-sides record when both search). Each decision a search made is one record:
+sides record when both search), each searching side with a learned policy as its priors when
+`policy` names one (generation N's games, for generation N + 1). Each decision a search made is one record:
 
 - `state`: the state's value features (`knowledge.features`) from the deciding team's view;
 - its root's children, as rows of a flat table sliced by `offsets` (decision i owns rows
@@ -21,7 +22,7 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 import botbowl
 import numpy as np
@@ -33,7 +34,8 @@ from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of
 from mcts_bot.harness.collect import next_touchdowns
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.knowledge.features import NUM_FEATURES, features
-from mcts_bot.knowledge.policy import NUM_ACTION_FEATURES, action_features
+from mcts_bot.knowledge.policy import NUM_ACTION_FEATURES, PolicyModel, action_features
+from mcts_bot.presets import PRESETS, configure
 
 FORMAT_VERSION = 1
 
@@ -47,6 +49,7 @@ class SelfPlaySpec:
     opponent: str
     seed: int
     iterations: int
+    policy: Optional[str] = None  # a learned policy's file: the priors of every searching side (a generation)
 
     def __post_init__(self) -> None:
         check_board_size(self.board)
@@ -55,15 +58,24 @@ class SelfPlaySpec:
         check_bot(self.opponent)
         if self.iterations < 1:
             raise ValueError(f"iterations must be at least 1, got {self.iterations}")
+        if self.policy is not None:
+            for name in (self.bot, self.opponent):
+                preset = mcts_preset_of(name)
+                if preset is not None and PRESETS[preset].priors is None:
+                    raise ValueError(f"a policy replaces the priors, and {name!r} searches without: "
+                                     f"choose bots whose preset has priors (mcts)")
+            PolicyModel.load(Path(self.policy))  # a missing or stale file: a clear error before any game
 
     @property
     def key(self) -> str:
-        return f"{self.board}p-{self.bot}-vs-{self.opponent}-seed{self.seed}-{self.iterations}it"
+        policy = f"-policy-{Path(self.policy).stem}" if self.policy is not None else ""
+        return f"{self.board}p-{self.bot}-vs-{self.opponent}-seed{self.seed}-{self.iterations}it{policy}"
 
 
-def specs(board: int, bot: str, opponent: str, games: int, iterations: int, base_seed: int = 0) -> List[SelfPlaySpec]:
+def specs(board: int, bot: str, opponent: str, games: int, iterations: int, base_seed: int = 0,
+          policy: Optional[str] = None) -> List[SelfPlaySpec]:
     """`games` games, half with the bot at home; each seeded from the base seed and its number."""
-    return [SelfPlaySpec(board=board, bot=bot, opponent=opponent, iterations=iterations,
+    return [SelfPlaySpec(board=board, bot=bot, opponent=opponent, iterations=iterations, policy=policy,
                          seed=zlib.crc32(f"selfplay/{base_seed}/{board}/{bot}/{opponent}/{i}".encode()) & 0x7FFFFFFF)
             for i in range(games)]
 
@@ -97,8 +109,14 @@ def play_game(spec: SelfPlaySpec) -> dict:
     The bot plays at home in games of even seed."""
     recorder = DecisionRecorder()  # one for both sides, so that its records are in the order of play
     agents = []
+    priors = PolicyModel.load(Path(spec.policy)) if spec.policy is not None else None
     for name, seed in ((spec.bot, spec.seed + 1), (spec.opponent, spec.seed + 2)):
-        agent = make_bot(name, seed=seed, seconds=None, iterations=spec.iterations)
+        preset = mcts_preset_of(name)
+        if preset is not None and priors is not None:
+            agent = MCTSBot(name, seconds=None, iterations=spec.iterations, seed=seed,
+                            preset=configure(preset, priors=priors))
+        else:
+            agent = make_bot(name, seed=seed, seconds=None, iterations=spec.iterations)
         if isinstance(agent, MCTSBot):
             agent.on_decision = recorder
         agents.append(agent)

@@ -680,7 +680,9 @@ def describe_records(records: Sequence[dict]) -> str:
     """A title for a table of finished games; a clear error when they mix boards, bots or budgets."""
     if not records:
         raise ValueError("no finished games to summarise: play some first (without --report)")
-    settings = {tuple(str(r["spec"][k]) for k in SETTING_FIELDS) for r in records}
+    # A game played in this run holds its bots as a tuple, one read back from the file as a list.
+    settings = {tuple(str(tuple(v) if isinstance(v, list) else v) for v in (r["spec"][k] for k in SETTING_FIELDS))
+                for r in records}
     if len(settings) > 1:
         listed = "; ".join(", ".join(f"{k}={v}" for k, v in zip(SETTING_FIELDS, values)) for values in sorted(settings))
         raise ValueError(f"the traces file mixes {len(settings)} settings ({listed}): give each its own --out folder")

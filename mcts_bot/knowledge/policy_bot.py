@@ -36,6 +36,7 @@ class PolicyBot(botbowl.Agent):
         self.rng = np.random.RandomState(seed)
         self._last_action: Optional[Action] = None
         self._carried_before = False
+        self.fallbacks = 0  # decisions the scripted policy made: nothing to choose from, or an error
 
     def new_game(self, game: botbowl.Game, team: botbowl.Team) -> None:
         self._last_action = None
@@ -49,7 +50,11 @@ class PolicyBot(botbowl.Agent):
         except Exception as exc:  # noqa: BLE001 - a bot that raises loses its game
             log_failure_once(exc, "the policy bot fell back to the scripted policy after an error")
             action = None
-        if action is None or not game_actions.is_available(game, action):
+        if action is not None and not game_actions.is_available(game, action):
+            log_failure_once(RuntimeError(f"{action} is not available"), "the policy bot chose an unavailable action")
+            action = None
+        if action is None:
+            self.fallbacks += 1
             action = self._fallback(game)
         self._last_action = action
         self._carried_before = game_actions.holds_ball(game)
