@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from botbowl.ai.bots.random_bot import RandomBot
 
-from conftest import turn_position
+from conftest import run_script, turn_position
 from mcts_bot.adapter.actions import legal_actions
+from mcts_bot.harness import learning_curve
 from mcts_bot.harness.bots import check_bot, label, make_bot
 from mcts_bot.harness.games import make_game
 from mcts_bot.knowledge.policy import PolicyModel
@@ -93,3 +94,28 @@ def test_an_error_in_the_priors_falls_back_to_a_legal_action(caplog):
         game.init()
     assert game.state.game_over and bot.illegal == [] and bot.fallbacks > 10
     assert len([r for r in caplog.records if "priors broke" in r.getMessage()]) == 1  # logged once
+
+
+def test_the_learning_curve_plays_each_generation_alone(tmp_path):
+    path = tmp_path / "gen1.npz"
+    PolicyModel.initial().save(path)
+    out = tmp_path / "curve"
+    points = learning_curve.run(1, [path], 1, out, base_seed=2, progress=False)
+    assert [(p.generation, p.opponent) for p in points] == [(0, "scripted"), (1, "scripted"), (1, "policy")]
+    assert all(p.games == 2 for p in points)
+    # Generation 1 here is generation 0's weights: it plays the same games against scripted.
+    assert (points[0].wins, points[0].draws) == (points[1].wins, points[1].draws)
+    files = sorted(p.name for p in out.iterdir())
+    assert files == ["policy-gen1-vs-policy", "policy-gen1-vs-scripted", "policy-vs-scripted"]
+    # Resumed: nothing is played again.
+    lines = (out / "policy-vs-scripted" / "traces.jsonl").read_text().splitlines()
+    assert learning_curve.run(1, [path], 1, out, base_seed=2, progress=False) == points
+    assert (out / "policy-vs-scripted" / "traces.jsonl").read_text().splitlines() == lines
+    table = learning_curve.markdown_table(points)
+    assert "| 1 | policy-gen1 | policy | 2 |" in table
+    assert learning_curve.plot(points, tmp_path / "curve.png", "test").stat().st_size > 0
+
+
+def test_the_learning_curve_script_explains_a_missing_policy(tmp_path):
+    result = run_script("learning_curve", "--board", "1", "--policies", str(tmp_path / "none.npz"))
+    assert result.returncode == 2 and "no policy model at" in result.stderr

@@ -44,6 +44,8 @@ _INDEX = {name: i for i, name in enumerate(ACTION_FEATURE_NAMES)}
 _KIND_COLUMN: Dict[ActionType, int] = {t: _INDEX["kind_" + kind] for t, kind in KINDS.items()}
 _OTHER_COLUMN = _INDEX["kind_other"]
 _BLOCKS = (ActionType.BLOCK, ActionType.STAB)
+_FACT_COLUMNS = [_INDEX[name] for name in ("carrier", "in_tackle_zone", "path_failure", "endzone_gain",
+                                           "target_tackle_zones", "block_dice")]
 
 
 def action_features(game: botbowl.Game, actions: Sequence[Action], choose=scripted_action) -> np.ndarray:
@@ -64,7 +66,7 @@ def action_features(game: botbowl.Game, actions: Sequence[Action], choose=script
     kinds = []
     last_type, column = None, _OTHER_COLUMN
     players: Dict[int, Optional[tuple]] = {}
-    rows, carrier, in_tz, failure, gain, target_tz, block = [], [], [], [], [], [], []
+    facts_rows, fact_index = [], []  # one row of _FACT_COLUMNS per action of one of the team's players
     for row, action in enumerate(actions):
         action_type = action.action_type
         if action_type is not last_type:
@@ -82,32 +84,26 @@ def action_features(game: botbowl.Game, actions: Sequence[Action], choose=script
             players[id(player)] = facts
         if facts is None:
             continue
+        fact_index.append(row)
         target = action.position
-        rows.append(row)
-        carrier.append(facts[0])
-        in_tz.append(facts[1])
         if target is None:
-            failure.append(0.0), gain.append(0.0), target_tz.append(0.0), block.append(0.0)
+            facts_rows.append((facts[0], facts[1], 0.0, 0.0, 0.0, 0.0))
             continue
         key = (action_type, target.x, target.y)
         path = paths.get(key)
-        failure.append(1.0 - (path.prob if path is not None else 1.0))
+        failure = 1.0 - (path.prob if path is not None else 1.0)
         if action_type is ActionType.MOVE:
-            gain.append((facts[2] - board.to_endzone(target)) / facts[3])
-            target_tz.append(min(board.tackle_zones.at(target), 4) / 4.0)
-            block.append(0.0)
-            continue
-        gain.append(0.0), target_tz.append(0.0)
-        if action_type in _BLOCKS:
+            facts_rows.append((facts[0], facts[1], failure, (facts[2] - board.to_endzone(target)) / facts[3],
+                               min(board.tackle_zones.at(target), 4) / 4.0, 0.0))
+        elif action_type in _BLOCKS:
             count = dice.get(key, path.block_dice if path is not None else None)
-            block.append(0.0 if count is None else max(-3, min(3, count)) / 3.0)
+            facts_rows.append((facts[0], facts[1], failure, 0.0, 0.0,
+                               0.0 if count is None else max(-3, min(3, count)) / 3.0))
         else:
-            block.append(0.0)
+            facts_rows.append((facts[0], facts[1], failure, 0.0, 0.0, 0.0))
     x[np.arange(len(actions)), kinds] = 1.0
-    if rows:
-        for name, values in (("carrier", carrier), ("in_tackle_zone", in_tz), ("path_failure", failure),
-                             ("endzone_gain", gain), ("target_tackle_zones", target_tz), ("block_dice", block)):
-            x[rows, _INDEX[name]] = values
+    if facts_rows:
+        x[np.ix_(fact_index, _FACT_COLUMNS)] = facts_rows
     return x
 
 
@@ -150,7 +146,9 @@ class PolicyModel:
         """The `Priors` signature: a probability per action."""
         if not actions:
             return []
-        return self.probabilities(action_features(game, actions)).tolist()
+        scores = action_features(game, actions) @ self.weights
+        e = np.exp(scores - scores.max())  # one state: a plain softmax, cheaper than softmax_by_state's
+        return (e / e.sum()).tolist()
 
     def save(self, path: Path) -> None:
         path = Path(path)
