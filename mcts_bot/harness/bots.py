@@ -57,12 +57,14 @@ def policy_file_of(name: str) -> Optional[Path]:
 
 def label(name: str) -> str:
     """`name` as a file or folder name: a file bot's file stem and class (`my_bot-MyBot`), a learned
-    policy's file stem (`policy-gen1`)."""
+    policy's file stem, led by `policy-` unless it is already (`gen1.npz`: `policy-gen1`)."""
     file_bot = file_bot_of(name)
     if file_bot is not None:
         return f"{file_bot[0].stem}-{file_bot[1]}"
     policy_file = policy_file_of(name)
-    return name if policy_file is None else f"policy-{policy_file.stem}"
+    if policy_file is None:
+        return name
+    return policy_file.stem if policy_file.stem.startswith("policy") else f"policy-{policy_file.stem}"
 
 
 def load_agent_class(path: Path, class_name: str) -> Type[botbowl.Agent]:
