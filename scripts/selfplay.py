@@ -21,7 +21,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     cli.add_board_argument(parser, default=5)
     parser.add_argument("--bot", default="mcts", help="the recording MCTS bot: mcts (default) or mcts-<preset>")
-    parser.add_argument("--opponent", default="mcts", help="mcts (default: self-play), mcts-<preset>, scripted, grod, ...")
+    parser.add_argument("--opponent", nargs="+", default=["mcts"],
+                        help="mcts (default: self-play), mcts-<preset>, scripted, grod, policy:FILE.npz (a generation "
+                             "alone), ...; several make a pool, played in turn")
     parser.add_argument("--games", type=cli.positive_int, default=20, help="games to record (default 20)")
     parser.add_argument("--iterations", type=cli.positive_int, default=100, help="iterations per decision (default 100)")
     parser.add_argument("--policy", default=None, metavar="FILE",
@@ -38,7 +40,7 @@ def main() -> None:
     except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
     left = missing(out, todo)
-    print(f"{args.bot} vs {args.opponent} on the {args.board}-player board, {args.iterations} iterations"
+    print(f"{args.bot} vs {' / '.join(args.opponent)} on the {args.board}-player board, {args.iterations} iterations"
           f"{', priors ' + args.policy if args.policy else ''}: "
           f"{len(todo)} games, {len(todo) - len(left)} already in {out}", file=sys.stderr)
     decisions, start = 0, time.perf_counter()

@@ -50,6 +50,8 @@ def main() -> None:
         parser.error("--test-share must be in (0, 1), --lam and --root-weight in [0, 1]")
     if args.selfplay:
         return train_on_selfplay(parser, args)
+    if args.fine_tune or args.root_weight != parser.get_default("root_weight"):
+        parser.error("--fine-tune and --root-weight are for self-play records: add --selfplay")
     folders = args.data or [Path("data") / f"value-{args.board}"]
     games = training.Games([], [], [], [], [])
     try:
@@ -113,8 +115,9 @@ def train_on_selfplay(parser: argparse.ArgumentParser, args: argparse.Namespace)
         print(f"| {name} | {scores[name]['log_loss']:.4f} | {scores[name]['brier']:.4f} |")
     if args.fine_tune and np.array_equal(model.w2, shipped.w2):
         print("\nNo epoch beat the shipped value on the validation games: the model is the shipped one.")
+    target = f"selfplay, root weight {args.root_weight:g}" + (", fine-tuned" if args.fine_tune else "")
     model.info = {"board": str(args.board), "games": str(len(games) - len(test_games)), "records": str(len(train.x)),
-                  "target": f"selfplay, root weight {args.root_weight:g}" + (", fine-tuned" if args.fine_tune else ""), "hidden": str(args.hidden),
+                  "target": target, "hidden": str(args.hidden),
                   "test": json.dumps(scores), "data": " ".join(map(str, folders))}
     out = model_path(args.board) if args.install else args.out or Path("results") / "models" / f"value-{args.board}-selfplay.npz"
     model.save(out)

@@ -144,6 +144,19 @@ def test_a_generation_plays_with_its_policy_as_every_searchers_priors(tmp_path):
         selfplay.specs(1, "mcts", "mcts-vanilla", 1, iterations=4, policy=str(path))
 
 
+def test_a_pool_of_opponents_is_played_in_turn(tmp_path):
+    path = tmp_path / "gen1.npz"
+    PolicyModel.initial().save(path)
+    pool = ["mcts", "scripted", f"policy:{path}"]
+    games = selfplay.specs(5, "mcts", pool, 7, iterations=10, base_seed=1)
+    assert [g.opponent for g in games] == pool * 2 + ["mcts"]
+    assert len({g.key for g in games}) == 7
+    # One opponent is a pool of one: the same games as before pools existed.
+    assert selfplay.specs(5, "mcts", ["mcts"], 3, 10, 1) == selfplay.specs(5, "mcts", "mcts", 3, 10, 1)
+    with pytest.raises(ValueError, match="unknown bot 'nobody'"):
+        selfplay.specs(5, "mcts", ["mcts", "nobody"], 2, 10)
+
+
 def test_the_improved_policy_moves_the_prior_toward_the_better_values():
     prior = np.array([0.5, 0.3, 0.2])
     # Equal values: nothing to learn beyond the prior.

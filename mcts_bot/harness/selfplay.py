@@ -22,7 +22,7 @@ from __future__ import annotations
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Union
 
 import botbowl
 import numpy as np
@@ -72,11 +72,17 @@ class SelfPlaySpec:
         return f"{self.board}p-{self.bot}-vs-{self.opponent}-seed{self.seed}-{self.iterations}it{policy}"
 
 
-def specs(board: int, bot: str, opponent: str, games: int, iterations: int, base_seed: int = 0,
-          policy: Optional[str] = None) -> List[SelfPlaySpec]:
-    """`games` games, half with the bot at home; each seeded from the base seed and its number."""
-    return [SelfPlaySpec(board=board, bot=bot, opponent=opponent, iterations=iterations, policy=policy,
-                         seed=zlib.crc32(f"selfplay/{base_seed}/{board}/{bot}/{opponent}/{i}".encode()) & 0x7FFFFFFF)
+def specs(board: int, bot: str, opponent: Union[str, Sequence[str]], games: int, iterations: int,
+          base_seed: int = 0, policy: Optional[str] = None) -> List[SelfPlaySpec]:
+    """`games` games, about half with the bot at home; each seeded from the base seed and its number.
+    Several opponents make a pool (itself, `scripted`, an earlier generation alone as
+    `policy:FILE.npz`...): game i is played against opponent i modulo their number."""
+    pool = [opponent] if isinstance(opponent, str) else list(opponent)
+    if not pool:
+        raise ValueError("give at least one opponent")
+    return [SelfPlaySpec(board=board, bot=bot, opponent=pool[i % len(pool)], iterations=iterations, policy=policy,
+                         seed=zlib.crc32(f"selfplay/{base_seed}/{board}/{bot}/{pool[i % len(pool)]}/{i}".encode())
+                         & 0x7FFFFFFF)
             for i in range(games)]
 
 
@@ -185,8 +191,7 @@ def improved_policy(prior: np.ndarray, q: np.ndarray, visits: np.ndarray, root_v
     rescaled to [0, 1] over the children; sigma(q) = (c_visit + max visits) * c_scale * q (mctx's
     defaults). A prior that is missing (a preset without priors) counts as uniform.
     """
-    prior = np.where(np.isfinite(prior), prior, np.nan)
-    if np.isnan(prior).any() or prior.sum() <= 0:
+    if not np.all(np.isfinite(prior)) or prior.sum() <= 0:
         prior = np.full(len(q), 1.0 / len(q))
     completed = np.where(visits > 0, q, root_value)
     span = completed.max() - completed.min()
