@@ -20,7 +20,7 @@ from mcts_bot.core.nodes import ActionNode, ChanceNode
 from mcts_bot.core.policies import FinalPolicy, RolloutPolicy, TreePolicy, most_visited
 from mcts_bot.core.preset import Heuristic, Preset
 from mcts_bot.core.search import Budget, SearchResult, SearchStats, run_search
-from mcts_bot.knowledge.scripted import scripted_action
+from mcts_bot.knowledge.scripted import scripted_or_safe_action
 from mcts_bot.logs import log_failure_once
 from mcts_bot.parallel import root as root_parallel
 from mcts_bot.parallel import tree as tree_parallel
@@ -293,13 +293,7 @@ class MCTSBot(botbowl.Agent):
         """Without a search result: the scripted policy's action, which does not give up the turn
         for lack of time; a safe action if it fails."""
         self.totals.safe_actions += 1
-        try:
-            action = scripted_action(game, self.rng)
-            if game_actions.is_available(game, action):
-                return action
-        except Exception as exc:  # noqa: BLE001
-            log_failure_once(exc, "the scripted fallback raised; playing a safe action")
-        return game_actions.safe_action(game)
+        return scripted_or_safe_action(game, self.rng, "the MCTS bot")
 
     def _choose(self, root: ActionNode) -> Optional[ChanceNode]:
         """The final policy's pick among the children that were evaluated at least once, if any."""

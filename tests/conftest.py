@@ -1,4 +1,5 @@
 """Shared test helpers. Tests are seeded and use iteration budgets wherever they check behaviour."""
+import copy
 import os
 import subprocess
 import sys
@@ -191,3 +192,22 @@ def visits_consistent(root: ActionNode) -> bool:
     """Every action's visits are its outcomes' (no virtual visit left, nothing backed up twice)."""
     return all(child.visits == sum(o.visits for o in child.outcomes.values())
                for node in iter_action_nodes(root) for child in node.children)
+
+
+def legality_checked(bot_class):
+    """A subclass of the bot class whose every action is checked against botbowl's own test of the
+    game's choices: `illegal` lists (procedure, action type) of each refused one, `decisions` counts."""
+    class Checked(bot_class):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.illegal = []
+            self.decisions = 0
+
+        def act(self, game):
+            action = super().act(game)
+            self.decisions += 1
+            if not game._is_action_allowed(copy.copy(action)):
+                self.illegal.append((game.get_procedure_names()[-1], action.action_type.name))
+            return action
+
+    return Checked

@@ -1,14 +1,13 @@
 """The GrodBot-style sparring partner (`mcts_bot.knowledge.grod`): whole games without an illegal
 action on every board, and what a coach expects in hand-arranged positions, as home and as away
 (seeded, so each test plays the same dice every run)."""
-import copy
 import logging
 
 import pytest
 from botbowl.ai.bots.random_bot import RandomBot
 from botbowl.core import ActionType
 
-from conftest import arranged_position, play_out_turn
+from conftest import arranged_position, legality_checked, play_out_turn
 from mcts_bot.harness.games import make_game
 from mcts_bot.knowledge import grod
 from mcts_bot.knowledge.grod import GrodBot
@@ -16,20 +15,7 @@ from mcts_bot.knowledge.grod import GrodBot
 SIDES = ["home", "away"]
 
 
-class Checked(GrodBot):
-    """GrodBot whose every action is checked against botbowl's own test of the game's choices."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.illegal = []
-        self.decisions = 0
-
-    def act(self, game):
-        action = super().act(game)
-        self.decisions += 1
-        if not game._is_action_allowed(copy.copy(action)):
-            self.illegal.append((game.get_procedure_names()[-1], action.action_type.name))
-        return action
+Checked = legality_checked(GrodBot)
 
 
 def play_game(board_size, home, away, seed):

@@ -1,6 +1,5 @@
 """The policy alone, without search (`mcts_bot.knowledge.policy_bot`): it plays what its priors rate
 highest, legal whole games as home and as away, a learned policy from its file, and never raises."""
-import copy
 import logging
 
 import botbowl
@@ -8,7 +7,7 @@ import numpy as np
 import pytest
 from botbowl.ai.bots.random_bot import RandomBot
 
-from conftest import run_script, turn_position
+from conftest import legality_checked, run_script, turn_position
 from mcts_bot.adapter.actions import legal_actions
 from mcts_bot.harness import learning_curve
 from mcts_bot.harness.bots import check_bot, label, make_bot
@@ -19,20 +18,7 @@ from mcts_bot.knowledge.priors import knowledge_priors
 from mcts_bot.knowledge.scripted import ScriptedBot
 
 
-class Checked(PolicyBot):
-    """A PolicyBot whose every action is checked against botbowl's own test of the game's choices."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.illegal = []
-        self.decisions = 0
-
-    def act(self, game):
-        action = super().act(game)
-        self.decisions += 1
-        if not game._is_action_allowed(copy.copy(action)):
-            self.illegal.append((game.get_procedure_names()[-1], action.action_type.name))
-        return action
+Checked = legality_checked(PolicyBot)
 
 
 @pytest.mark.parametrize("board", [3, 5])

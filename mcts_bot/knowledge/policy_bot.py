@@ -16,7 +16,7 @@ from botbowl.core import Action
 
 from mcts_bot.adapter import actions as game_actions
 from mcts_bot.knowledge.priors import knowledge_priors
-from mcts_bot.knowledge.scripted import scripted_action
+from mcts_bot.knowledge.scripted import scripted_or_safe_action
 from mcts_bot.logs import log_failure_once
 
 PriorFn = Callable[[botbowl.Game, List[Action]], List[float]]
@@ -55,7 +55,7 @@ class PolicyBot(botbowl.Agent):
             action = None
         if action is None:
             self.fallbacks += 1
-            action = self._fallback(game)
+            action = scripted_or_safe_action(game, self.rng, "the policy bot")
         self._last_action = action
         self._carried_before = game_actions.holds_ball(game)
         return action
@@ -70,12 +70,3 @@ class PolicyBot(botbowl.Agent):
         if len(choices) < 2:
             return choices[0] if choices else None
         return choices[int(np.argmax(self.priors(game, choices)))]
-
-    def _fallback(self, game: botbowl.Game) -> Action:
-        try:
-            action = scripted_action(game, self.rng)
-            if game_actions.is_available(game, action):
-                return action
-        except Exception as exc:  # noqa: BLE001
-            log_failure_once(exc, "the policy bot's scripted fallback raised; playing a safe action")
-        return game_actions.safe_action(game)

@@ -601,6 +601,18 @@ def scripted_action(game: botbowl.Game, rng: Optional[np.random.RandomState] = N
     return _first(game)
 
 
+def scripted_or_safe_action(game: botbowl.Game, rng: np.random.RandomState, who: str) -> Action:
+    """The scripted policy's action when the game allows it, else a safe legal one; never raises
+    (an error is logged once, naming `who`). Every bot's last resort."""
+    try:
+        action = scripted_action(game, rng)
+        if is_available(game, action):
+            return action
+    except Exception as exc:  # noqa: BLE001 - a bot that raises loses its game
+        log_failure_once(exc, f"{who}: the scripted policy raised; playing a safe action")
+    return safe_action(game)
+
+
 class ScriptedBot(botbowl.Agent):
     """The scripted policy as a botbowl agent ("scripted"): fast, deterministic, never raises."""
 
@@ -612,13 +624,7 @@ class ScriptedBot(botbowl.Agent):
         pass
 
     def act(self, game: botbowl.Game) -> Action:
-        try:
-            action = scripted_action(game, self.rng)
-            if is_available(game, action):
-                return action
-        except Exception as exc:  # noqa: BLE001 - a bot that raises loses its game
-            log_failure_once(exc, "the scripted bot fell back to a safe action after an error")
-        return safe_action(game)
+        return scripted_or_safe_action(game, self.rng, "the scripted bot")
 
     def end_game(self, game: botbowl.Game) -> None:
         pass
