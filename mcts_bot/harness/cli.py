@@ -75,7 +75,8 @@ def preset_name(text: str) -> str:
     return text
 
 
-OPPONENT_HELP = ("random, scripted (the rule-based sparring partner), grod (the risk-scoring one), any bot "
+OPPONENT_HELP = ("random, scripted (the rule-based sparring partner), grod (the risk-scoring one), policy / "
+                 "policy:FILE.npz (the knowledge priors or a learned policy alone, no search), any bot "
                  "registered with botbowl, mcts / mcts-<preset> for another MCTS configuration with the same "
                  "budget, or a bot of your own as path/to/file.py:ClassName (a botbowl Agent subclass)")
 
