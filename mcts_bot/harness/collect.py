@@ -130,5 +130,10 @@ def save_game(out: Path, record: dict) -> Path:
     return path
 
 
+def saved_games(folders: Sequence[Path]) -> List[Path]:
+    """The files `save_game` finished in `folders`, sorted (its hidden temporaries left out)."""
+    return sorted(path for folder in folders for path in Path(folder).glob("*.npz") if not path.name.startswith("."))
+
+
 def missing(out: Path, todo: Sequence[CollectSpec]) -> List[CollectSpec]:
     return [spec for spec in todo if not (out / f"{spec.key}.npz").exists()]

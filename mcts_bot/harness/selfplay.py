@@ -31,7 +31,7 @@ from botbowl.core import Action
 from mcts_bot.adapter.actions import localize, same_action
 from mcts_bot.agent import MCTSBot
 from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of
-from mcts_bot.harness.collect import next_touchdowns
+from mcts_bot.harness.collect import next_touchdowns, saved_games
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.knowledge.features import NUM_FEATURES, features
 from mcts_bot.knowledge.policy import NUM_ACTION_FEATURES, PolicyModel, action_features
@@ -207,7 +207,7 @@ def load(folders: Sequence[Path], target: str = "visits") -> PolicyData:
     if target not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
     xs, targets, sizes, games = [], [], [], []
-    files = sorted(path for folder in folders for path in Path(folder).glob("*.npz") if not path.name.startswith("."))
+    files = saved_games(folders)
     if not files:
         raise FileNotFoundError(f"no self-play games in {', '.join(map(str, folders))}: play some with scripts/run.sh selfplay")
     for number, path in enumerate(files):

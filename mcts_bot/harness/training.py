@@ -18,6 +18,7 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from mcts_bot.harness import plots
+from mcts_bot.harness.collect import saved_games
 from mcts_bot.knowledge.features import NUM_FEATURES
 from mcts_bot.knowledge.value import ValueModel
 
@@ -50,8 +51,7 @@ class Games:
 
 
 def load_games(folder: Path) -> Games:
-    paths = sorted(folder.glob("*.npz"))
-    paths = [p for p in paths if not p.name.startswith(".")]
+    paths = saved_games([folder])
     if not paths:
         raise FileNotFoundError(f"no collected games in {folder}: run scripts/run.sh collect first")
     games = Games([], [], [], [], [])
@@ -130,10 +130,14 @@ def fit(x: np.ndarray, y: np.ndarray, x_val: np.ndarray, y_val: np.ndarray, *, h
             params.update(w1=start.w1.copy(), b1=start.b1.copy())
     z, z_val = (x - mean) / scale, (x_val - mean) / scale
     moments = {k: (np.zeros_like(v), np.zeros_like(v)) for k, v in params.items()}
-    best, best_loss, step = None, np.inf, 0
-    if start is not None:  # the epoch to beat
+
+    def validation_loss() -> float:
         _, logits = _forward(params, z_val)
-        best, best_loss = {k: v.copy() for k, v in params.items()}, log_loss(1 / (1 + np.exp(-np.clip(logits, -30, 30))), y_val)
+        return log_loss(1 / (1 + np.exp(-np.clip(logits, -30, 30))), y_val)
+
+    best, best_loss, step = None, np.inf, 0
+    if start is not None:  # the weights to beat
+        best, best_loss = {k: v.copy() for k, v in params.items()}, validation_loss()
     for _ in range(epochs):
         order = rng.permutation(len(y))
         for first in range(0, len(y), batch):
@@ -145,8 +149,7 @@ def fit(x: np.ndarray, y: np.ndarray, x_val: np.ndarray, y_val: np.ndarray, *, h
                 m[:] = 0.9 * m + 0.1 * g
                 v[:] = 0.999 * v + 0.001 * g * g
                 params[k] -= rate * (m / (1 - 0.9 ** step)) / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
-        _, logits = _forward(params, z_val)
-        loss = log_loss(1 / (1 + np.exp(-np.clip(logits, -30, 30))), y_val)
+        loss = validation_loss()
         if loss < best_loss:
             best_loss, best = loss, {k: v.copy() for k, v in params.items()}
     return ValueModel(mean=mean, scale=scale, w2=best["w2"], b2=float(best["b2"][0]), w1=best.get("w1"),
@@ -204,7 +207,7 @@ class SelfPlayValues:
 
 
 def load_selfplay_values(folders: List[Path]) -> SelfPlayValues:
-    files = sorted(p for folder in folders for p in Path(folder).glob("*.npz") if not p.name.startswith("."))
+    files = saved_games(folders)
     if not files:
         raise FileNotFoundError(f"no self-play games in {', '.join(map(str, folders))}: play some with "
                                 f"scripts/run.sh selfplay")
