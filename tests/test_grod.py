@@ -194,3 +194,21 @@ def test_grod_action_plays_whole_games_from_the_state_alone(board):
     assert game.state.game_over
     if board == 3:  # small boards see touchdowns; 11-player games between equals are often 0-0
         assert game.state.home_team.state.score + game.state.away_team.state.score > 0
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_a_player_knocked_out_in_its_own_action_ends_it(side, caplog):
+    # Seen in a search: the acting player left the pitch mid-action (an injury on its own block) and the
+    # planner read its square; now its action ends without the fall-back's logged error.
+    from conftest import allowed_by_botbowl
+    from botbowl.core import Action
+    from mcts_bot.adapter import actions
+    game = arranged_position(3, side, {0: (10, 5), 1: (12, 5)}, {0: (9, 5)}, carrier=1)
+    blocker = game.active_team.players[0]
+    actions.advance(game, Action(ActionType.START_BLOCK, player=blocker))
+    game.pitch_to_kod(blocker)  # botbowl's own available actions are not recomputed: they need a square
+    with caplog.at_level(logging.DEBUG, logger="mcts_bot"):  # a repeated failure is logged at debug level
+        for chosen in (grod.grod_action(game), GrodBot("grod", seed=0).decide(game)):
+            assert chosen.action_type == ActionType.END_PLAYER_TURN
+            assert allowed_by_botbowl(game, chosen)
+    assert caplog.records == []

@@ -1113,7 +1113,8 @@ class GrodBot(botbowl.Agent):
         player = game.state.active_player
         if player is not None and player.team == team and game.state.player_action_type is not None \
                 and ActionType.END_PLAYER_TURN in choices:
-            return self._continue(game, player)
+            # A player knocked out or sent off in its own action has nothing left to plan.
+            return self._continue(game, player) if player.position is not None else Action(ActionType.END_PLAYER_TURN)
         if ActionType.USE_SKILL in choices:
             return Action(ActionType.USE_SKILL)
         return safe_action(game)
@@ -1213,7 +1214,8 @@ def grod_action(game: botbowl.Game, rng: Optional[np.random.RandomState] = None)
         proc = game.get_procedure()
         if isinstance(proc, Turn) and team is not None:
             return _turn_start(game, team)
-        if player is not None and team is not None and player.team == team and action_type is not None:
+        if player is not None and player.position is not None and team is not None and player.team == team \
+                and action_type is not None:
             plans = [plan for plan in _plans_within(Board(game, team), player, action_type)
                      if is_available(game, Action(plan.steps[0][0], position=plan.steps[0][1]))]
             best = best_plan(plans)
