@@ -6,7 +6,7 @@ import pytest
 from botbowl.core import Action, ActionType
 
 from conftest import action_key, arranged_position, turn_position
-from mcts_bot.adapter.actions import legal_actions
+from mcts_bot.adapter.actions import advance, legal_actions
 from mcts_bot.knowledge.priors import SCRIPTED_BONUS, knowledge_priors
 from mcts_bot.knowledge.scripted import scripted_action
 
@@ -97,3 +97,34 @@ def test_a_marked_carrier_hands_the_ball_to_a_free_teammate_who_can_score(side):
     assert game.num_tackle_zones_in(game.get_ball_carrier()) == 2
     move, handoff = carrier_first(game)
     assert handoff > move
+
+
+def priors_by_key(game, choose=nothing):
+    actions = legal_actions(game)
+    return dict(zip(map(action_key, actions), knowledge_priors(game, actions, choose=choose)))
+
+
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_a_blitz_with_nobody_in_reach_ranks_below_a_move(side):
+    # Our blitzer (index 0, MA 7) and their only player 21 squares apart: a blitz could only move.
+    game = arranged_position(11, side, ours={0: (24, 5), 1: (14, 8)}, theirs={0: (3, 5)}, ball=(14, 9))
+    blitzer = game.active_team.players[0]
+    priors = priors_by_key(game)
+    assert priors[action_key(Action(ActionType.START_BLITZ, player=blitzer))] < \
+        priors[action_key(Action(ActionType.START_MOVE, player=blitzer))]
+
+
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_inside_a_blitz_the_block_comes_before_any_move(side):
+    # Their carrier four squares from our blitzer, nobody else near: the blitz is for the block.
+    game = arranged_position(5, side, ours={0: (12, 5)}, theirs={0: (8, 5), 1: (1, 1)})
+    carrier = game.get_opp_team(game.active_team).players[0]
+    ball = game.get_ball()
+    ball.move_to(carrier.position)
+    ball.is_carried, ball.on_ground = True, True
+    game.set_available_actions()
+    advance(game, Action(ActionType.START_BLITZ, player=game.active_team.players[0]))
+    priors = priors_by_key(game)
+    blocks = [p for key, p in priors.items() if key[0] == "BLOCK"]
+    moves = [p for key, p in priors.items() if key[0] == "MOVE"]
+    assert blocks and moves and max(blocks) > max(moves)
