@@ -17,7 +17,7 @@ import importlib.util
 import inspect
 import sys
 from pathlib import Path
-from typing import Optional, Tuple, Type
+from typing import Optional, Tuple, Type, Union
 
 import botbowl
 from botbowl.ai.bots.random_bot import RandomBot
@@ -26,7 +26,8 @@ from mcts_bot.agent import MCTSBot
 from mcts_bot.knowledge.policy import PolicyModel
 from mcts_bot.knowledge.policy_bot import PolicyBot
 from mcts_bot.knowledge.scripted import ScriptedBot
-from mcts_bot.presets import PRESETS
+from mcts_bot.core.preset import Preset
+from mcts_bot.presets import PRESETS, configure
 
 # The bots that take a seed, built with it (botbowl's registry builds a bot from its name alone).
 SEEDED_BOTS = {"random": RandomBot, "scripted": ScriptedBot, "policy": PolicyBot}
@@ -116,6 +117,21 @@ def check_bot(name: str) -> str:
     raise ValueError(f"unknown bot {name!r}: choose one of {', '.join(mcts_names + others)}, "
                      f"a learned policy alone as policy:path/to/policy.npz, "
                      f"or a bot of your own as path/to/file.py:ClassName")
+
+
+def with_policy(preset: str, policy: Optional[str]) -> Union[str, Preset]:
+    """The preset `preset` (a name) searching with the learned policy in the file `policy` as its
+    priors; the name itself when `policy` is None. A clear error, before any game, when the preset
+    searches without priors or the file is missing or stale."""
+    if policy is None:
+        return preset
+    if PRESETS[preset].priors is None:
+        raise ValueError(f"a policy replaces the priors, and the preset {preset!r} searches without them: "
+                         f"choose a preset with priors (mcts, the default)")
+    try:
+        return configure(preset, priors=PolicyModel.load(Path(policy)))
+    except (OSError, KeyError) as exc:  # a missing file says how to train one; a stale one is a ValueError already
+        raise ValueError(str(exc)) from exc
 
 
 def make_bot(name: str, *, seed: int, seconds: Optional[float] = None, iterations: Optional[int] = None) -> botbowl.Agent:

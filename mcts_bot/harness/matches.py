@@ -9,7 +9,6 @@ from __future__ import annotations
 import time
 import traceback
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Optional
 
 import botbowl
@@ -17,10 +16,9 @@ from botbowl.core import Action
 
 from mcts_bot.agent import MCTSBot, check_parallel
 from mcts_bot.core.search import Budget
-from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of
+from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of, with_policy
 from mcts_bot.harness.games import check_board_size, make_game
-from mcts_bot.knowledge.policy import PolicyModel
-from mcts_bot.presets import PRESETS, configure
+from mcts_bot.presets import PRESETS
 
 SIDES = ("home", "away")
 
@@ -66,14 +64,7 @@ class GameSpec:
                 raise ValueError(f"an opponent budget is for MCTS opponents (mcts, mcts-<preset>), "
                                  f"not {self.opponent!r}: drop the opponent's seconds")
             Budget(seconds=self.opponent_seconds, iterations=self.iterations)
-        if self.policy is not None:
-            if PRESETS[self.preset].priors is None:
-                raise ValueError(f"a policy replaces the priors, and the preset {self.preset!r} has none: "
-                                 f"choose a preset with priors (default)")
-            try:  # a missing or stale file: a clear error before any game
-                PolicyModel.load(Path(self.policy))
-            except FileNotFoundError as exc:
-                raise ValueError(str(exc)) from None
+        with_policy(self.preset, self.policy)  # a policy's file and preset checked before any game
 
     @property
     def key(self) -> str:
@@ -146,8 +137,8 @@ def play_to_the_end(game: botbowl.Game) -> Optional[str]:
 
 def play_game(spec: GameSpec) -> dict:
     """Play the game and return its record (a JSON-ready dict); a crash is recorded, not raised."""
-    preset = spec.preset if spec.policy is None else configure(spec.preset, priors=PolicyModel.load(Path(spec.policy)))
-    mcts = CheckedAgent(MCTSBot("mcts", seconds=spec.seconds, iterations=spec.iterations, preset=preset,
+    mcts = CheckedAgent(MCTSBot("mcts", seconds=spec.seconds, iterations=spec.iterations,
+                                preset=with_policy(spec.preset, spec.policy),
                                 rollouts=spec.rollouts, seed=spec.seed, workers=spec.search_workers,
                                 parallel=spec.parallel, spend_clock=spec.spend_clock))
     opponent = CheckedAgent(make_opponent(spec))

@@ -30,12 +30,11 @@ from botbowl.core import Action
 
 from mcts_bot.adapter.actions import localize, same_action
 from mcts_bot.agent import MCTSBot
-from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of
+from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of, with_policy
 from mcts_bot.harness.collect import next_touchdowns, saved_games
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.knowledge.features import NUM_FEATURES, features
-from mcts_bot.knowledge.policy import NUM_ACTION_FEATURES, PolicyModel, action_features
-from mcts_bot.presets import PRESETS, configure
+from mcts_bot.knowledge.policy import NUM_ACTION_FEATURES, action_features
 
 FORMAT_VERSION = 1
 
@@ -58,13 +57,9 @@ class SelfPlaySpec:
         check_bot(self.opponent)
         if self.iterations < 1:
             raise ValueError(f"iterations must be at least 1, got {self.iterations}")
-        if self.policy is not None:
-            for name in (self.bot, self.opponent):
-                preset = mcts_preset_of(name)
-                if preset is not None and PRESETS[preset].priors is None:
-                    raise ValueError(f"a policy replaces the priors, and {name!r} searches without: "
-                                     f"choose bots whose preset has priors (mcts)")
-            PolicyModel.load(Path(self.policy))  # a missing or stale file: a clear error before any game
+        for name in (self.bot, self.opponent):  # a policy's file and presets checked before any game
+            if mcts_preset_of(name) is not None:
+                with_policy(mcts_preset_of(name), self.policy)
 
     @property
     def key(self) -> str:
@@ -115,14 +110,13 @@ def play_game(spec: SelfPlaySpec) -> dict:
     The bot plays at home in games of even seed."""
     recorder = DecisionRecorder()  # one for both sides, so that its records are in the order of play
     agents = []
-    priors = PolicyModel.load(Path(spec.policy)) if spec.policy is not None else None
     for name, seed in ((spec.bot, spec.seed + 1), (spec.opponent, spec.seed + 2)):
         preset = mcts_preset_of(name)
-        if preset is not None and priors is not None:
+        if preset is not None:
             agent = MCTSBot(name, seconds=None, iterations=spec.iterations, seed=seed,
-                            preset=configure(preset, priors=priors))
+                            preset=with_policy(preset, spec.policy))
         else:
-            agent = make_bot(name, seed=seed, seconds=None, iterations=spec.iterations)
+            agent = make_bot(name, seed=seed, seconds=None)
         if isinstance(agent, MCTSBot):
             agent.on_decision = recorder
         agents.append(agent)
