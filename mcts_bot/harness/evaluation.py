@@ -165,6 +165,13 @@ def wilson_interval(successes: float, n: int, z: float = 1.959964) -> tuple:
     return (min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half)))
 
 
+def score_interval(wins: int, draws: int, games: int) -> tuple:
+    """(score, low, high): the share of points (win 1, draw 1/2) with its 95% Wilson interval."""
+    points = wins + 0.5 * draws
+    low, high = wilson_interval(points, games)
+    return (points / games if games else 0.0, low, high)
+
+
 COLUMNS = ["Rollouts", "Env", "Home Wins", "Home TDs", "Away Wins", "Away TDs", "Total Wins", "Total TDs",
            "AVG Wins", "AVG TDs", "Iterations", "Draws", "Losses", "Win rate 95% CI"]
 
@@ -209,10 +216,7 @@ class Row:
 
     def score(self, side: Optional[str] = None) -> tuple:
         """(score, low, high): the share of points (win 1, draw 1/2) with a 95% Wilson interval."""
-        n = self._n(side)
-        points = self._count(side, "win") + 0.5 * self._count(side, "draw")
-        low, high = wilson_interval(points, n)
-        return (points / n if n else 0.0, low, high)
+        return score_interval(self._count(side, "win"), self._count(side, "draw"), self._n(side))
 
     def score_cells(self, side: str) -> List[str]:
         rate, low, high = self.score(side)

@@ -15,7 +15,7 @@ from typing import List, Optional, Sequence
 
 from mcts_bot.harness import plots, trace
 from mcts_bot.harness.bots import POLICY_FILE_PREFIX, check_bot, label
-from mcts_bot.harness.evaluation import wilson_interval
+from mcts_bot.harness.evaluation import score_interval
 
 GENERATION_0 = "policy"
 OPPONENTS = ("scripted", GENERATION_0)
@@ -38,11 +38,11 @@ class Point:
 
     @property
     def score(self) -> float:
-        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+        return score_interval(self.wins, self.draws, self.games)[0]
 
     @property
     def interval(self) -> tuple:
-        return wilson_interval(self.wins + 0.5 * self.draws, self.games)
+        return score_interval(self.wins, self.draws, self.games)[1:]
 
 
 def generation_bots(files: Sequence[Path]) -> List[str]:

@@ -59,7 +59,7 @@ from botbowl.core.table import OutcomeType, Skill
 
 from mcts_bot.core.search import Budget
 from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of
-from mcts_bot.harness.evaluation import wilson_interval
+from mcts_bot.harness.evaluation import score_interval
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.harness.matches import SIDES, play_to_the_end
 from mcts_bot.harness.records import play_missing
@@ -782,8 +782,7 @@ def _record_line(games: Sequence[dict]) -> str:
     """W-D-L, score (win 1, draw 1/2) with its 95% Wilson interval, touchdowns, 0-0 games."""
     n = len(games)
     wins, draws, losses = (sum(r["result"] == k for r in games) for k in ("win", "draw", "loss"))
-    low, high = wilson_interval(wins + 0.5 * draws, n)
-    score = (wins + 0.5 * draws) / n if n else 0.0
+    score, low, high = score_interval(wins, draws, n)
     goalless = sum(r["score"] == [0, 0] for r in games)
     return (f"{wins}-{draws}-{losses}, score {100 * score:.0f}% (95% CI {100 * low:.0f}-{100 * high:.0f}%), "
             f"touchdowns {sum(r['score'][0] for r in games)}-{sum(r['score'][1] for r in games)}, {goalless} 0-0")
