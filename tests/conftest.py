@@ -154,6 +154,16 @@ def arranged_position(board_size: int, side: str, ours, theirs, ball=None, carri
     return game
 
 
+def give_ball_to_opponent(game, index):
+    """The opposing team's player `index` holds the ball."""
+    carrier = game.get_opp_team(game.active_team).players[index]
+    ball = game.get_ball()
+    ball.move_to(carrier.position)
+    ball.is_carried, ball.on_ground = True, True
+    game.set_available_actions()
+    return carrier
+
+
 def play_out_turn(game: botbowl.Game, bot: botbowl.Agent, max_decisions: int = 200):
     """Let `bot` play the acting team's turn to its end on `game`; returns the actions it chose."""
     team = game.active_team

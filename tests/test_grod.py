@@ -7,7 +7,7 @@ import pytest
 from botbowl.ai.bots.random_bot import RandomBot
 from botbowl.core import ActionType
 
-from conftest import arranged_position, legality_checked, play_out_turn
+from conftest import arranged_position, give_ball_to_opponent, legality_checked, play_out_turn
 from mcts_bot.harness.games import make_game
 from mcts_bot.knowledge import grod
 from mcts_bot.knowledge.grod import GrodBot
@@ -65,16 +65,6 @@ def test_an_error_in_the_planner_falls_back_to_a_legal_action(monkeypatch, caplo
 
 
 # ------------------------------------------------------------------------------ arranged positions
-def give_ball_to_opponent(game, index):
-    """The opposing team's player `index` holds the ball."""
-    carrier = game.get_opp_team(game.active_team).players[index]
-    ball = game.get_ball()
-    ball.move_to(carrier.position)
-    ball.is_carried, ball.on_ground = True, True
-    game.set_available_actions()
-    return carrier
-
-
 def starts(chosen, action_type):
     return [a for a in chosen if a.action_type == action_type]
 
