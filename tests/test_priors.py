@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from botbowl.core import Action, ActionType
 
-from conftest import action_key, arranged_position, turn_position
+from conftest import action_key, arranged_position, give_ball_to_opponent, turn_position
 from mcts_bot.adapter.actions import advance, legal_actions
 from mcts_bot.knowledge.priors import SCRIPTED_BONUS, knowledge_priors
 from mcts_bot.knowledge.scripted import scripted_action
@@ -118,11 +118,7 @@ def test_a_blitz_with_nobody_in_reach_ranks_below_a_move(side):
 def test_inside_a_blitz_the_block_comes_before_any_move(side):
     # Their carrier four squares from our blitzer, nobody else near: the blitz is for the block.
     game = arranged_position(5, side, ours={0: (12, 5)}, theirs={0: (8, 5), 1: (1, 1)})
-    carrier = game.get_opp_team(game.active_team).players[0]
-    ball = game.get_ball()
-    ball.move_to(carrier.position)
-    ball.is_carried, ball.on_ground = True, True
-    game.set_available_actions()
+    give_ball_to_opponent(game, 0)
     advance(game, Action(ActionType.START_BLITZ, player=game.active_team.players[0]))
     priors = priors_by_key(game)
     blocks = [p for key, p in priors.items() if key[0] == "BLOCK"]

@@ -7,9 +7,11 @@ These test the knowledge, not the search (a search that ignored its values would
 playing its prior's first choice): `test_tactics.py` has positions only a search gets right."""
 import pytest
 from botbowl.core import ActionType
+from botbowl.core.table import WeatherType
 
 import mcts_bot
-from conftest import arranged_position, play_out_turn
+from conftest import arranged_position, give_ball_to_opponent, play_out_turn
+from mcts_bot.knowledge import scripted
 
 SIDES = ["home", "away"]
 
@@ -105,3 +107,83 @@ def test_scripted_setup_ends_when_nobody_can_be_placed():
         dugout.kod.append(player)
     assert not game.get_players_on_pitch(team) and not game.get_reserves(team)
     assert scripted_action(game, np.random.RandomState(0)).action_type == ActionType.END_SETUP
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_passes_over_a_screen_to_a_receiver_who_then_scores(side):
+    # Our thrower (Pass skill) holds the ball behind a screen of five opponents across the whole width;
+    # our catcher (Catch, MA 8) stands free seven squares from the endzone: a short pass, then its run.
+    screen = {index: (10, y) for index, y in enumerate([2, 5, 8, 11, 14])}
+    game = arranged_position(11, side, ours={2: (13, 8), 3: (7, 8)}, theirs=screen, carrier=2)
+    game.state.weather = WeatherType.NICE  # in pouring rain (the away seed's) the catch is too hard to try
+    team = game.active_team
+    thrower, receiver = team.players[2], team.players[3]
+    target = receiver.position
+    chosen = play_out_turn(game, bot())
+    assert [a.player for a in chosen if a.action_type == ActionType.START_PASS] == [thrower]
+    assert any(a.action_type == ActionType.PASS and a.position == target for a in chosen)
+    # it caught the ball and scored, or a roll failed it
+    assert team.state.score == 1 or game.get_ball_carrier() is not receiver
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_no_pass_when_the_carrier_runs_in_itself(side):
+    # The same catcher free ahead, but nobody between our carrier and the endzone: it runs.
+    game = arranged_position(11, side, ours={2: (6, 8), 3: (3, 4)}, theirs={0: (20, 2), 1: (20, 14)}, carrier=2)
+    chosen = play_out_turn(game, bot())
+    assert not [a for a in chosen if a.action_type == ActionType.START_PASS]
+
+
+def values_at(game, player, squares):
+    board = scripted.Board(game, game.active_team, ())
+    return [scripted.square_value(board, player, game.get_square(*xy)) for xy in squares]
+
+
+def pitch_square(game, ahead, y):
+    """(x, y) of the square `ahead` squares from the acting team's target endzone, as arranged_position counts."""
+    endzone = game.get_opp_endzone_x(game.active_team)
+    return (endzone + (1 if endzone == 1 else -1) * ahead, y)
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_on_defence_a_free_receiver_is_marked_and_one_player_stays_deep(side):
+    # Their carrier 12 squares from our endzone (ahead 14 of ours), their receiver 4 squares nearer to
+    # it and unmarked; our lineman (index 5) and a second one (index 6) free to place.
+    game = arranged_position(11, side, ours={5: (10, 3), 6: (9, 14)}, theirs={0: (14, 8), 3: (18, 3)})
+    carrier = give_ball_to_opponent(game, 0)
+    lineman, other = game.active_team.players[5], game.active_team.players[6]
+    beside = pitch_square(game, 17, 3)
+    unmarked, = values_at(game, lineman, [beside])
+    game.move(other, game.get_square(*pitch_square(game, 19, 4)))  # now the other one marks the receiver
+    assert unmarked - values_at(game, lineman, [beside])[0] == pytest.approx(scripted.MARK_RECEIVER)
+    # The deep safety: worth SAFETY while nobody else is there.
+    deep = pitch_square(game, 21, carrier.position.y)
+    alone = values_at(game, lineman, [deep])[0]
+    game.move(other, game.get_square(*pitch_square(game, 22, 12)))
+    assert alone - values_at(game, lineman, [deep])[0] == pytest.approx(scripted.SAFETY)
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_on_offence_a_catcher_goes_free_ahead_of_the_carrier(side):
+    # Our thrower holds the ball 12 squares out; a square 5 ahead of it, free: a receiver's spot for
+    # our catcher (index 3), not for a lineman (index 5).
+    game = arranged_position(11, side, ours={2: (12, 8), 3: (12, 4), 5: (12, 12)}, theirs={0: (20, 2)}, carrier=2)
+    team = game.active_team
+    spot = pitch_square(game, 7, 6)
+    catcher, = values_at(game, team.players[3], [spot])
+    lineman, = values_at(game, team.players[5], [spot])
+    assert catcher - lineman == pytest.approx(scripted.RECEIVER + scripted.RECEIVER_IN_RANGE)
+
+
+@pytest.mark.parametrize("side", SIDES)
+@pytest.mark.parametrize("row", [1, 2])
+def test_the_carrier_advances_off_the_sideline(side, row):
+    # Our free carrier on the touchline (row 1) or a square in, teammates near, the opponents far:
+    # it advances to a square at least two in from the touchline, where one push cannot trap it.
+    game = arranged_position(11, side, ours={2: (16, row), 5: (14, 3), 6: (14, 6), 7: (13, 2)},
+                             theirs={0: (3, 8), 1: (3, 12)}, carrier=2)
+    carrier = game.active_team.players[2]
+    board = scripted.Board(game, game.active_team, [ActionType.START_MOVE])
+    plan = scripted._rule_advance_carrier(board, [carrier])
+    assert plan is not None and plan.target.y >= 3
+    assert board.to_endzone(plan.target) < board.to_endzone(carrier.position)

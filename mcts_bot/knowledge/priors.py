@@ -15,12 +15,20 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import botbowl
 import numpy as np
-from botbowl.core import Action, ActionType, PlayerActionType, Skill
+from botbowl.core import Action, ActionType, PlayerActionType
 from botbowl.core.procedure import Block
-from botbowl.core.table import PassDistance, Rules
 
 from mcts_bot.adapter.actions import same_action
-from mcts_bot.knowledge.scripted import SELECT_DIE, Board, block_value, die_value, scripted_action, square_value
+from mcts_bot.knowledge.passing import handoff_success, pass_success
+from mcts_bot.knowledge.scripted import (
+    SELECT_DIE,
+    Board,
+    block_value,
+    die_value,
+    scripted_action,
+    sideline_cost,
+    square_value,
+)
 from mcts_bot.logs import log_failure_once
 
 FAILURE = 1.0  # a failed move or block costs the turn, and maybe the ball
@@ -158,7 +166,6 @@ def prior_order(game: botbowl.Game, actions: List[Action], rng: np.random.Random
 
 SCRIPTED_BONUS = 2.5  # logits added to the scripted policy's own choice
 PATH_FAILURE = 3.0  # logits lost per unit of failure probability of a move's path
-THROWABLE = (PassDistance.QUICK_PASS, PassDistance.SHORT_PASS, PassDistance.LONG_PASS)  # not a long bomb
 START_LOGITS = {
     ActionType.START_MOVE: 0.0,
     ActionType.START_BLOCK: 0.0,  # replaced by the best block's odds
@@ -204,28 +211,6 @@ def ball_move_value(board, carrier, receiver, success: float) -> float:
     last_turn = board.team.state.turn >= board.game.config.rounds  # a turnover costs nothing any more
     return (success * (BALL_MOVE_GAIN * gain / max(1, receiver.get_ma()) + (BALL_MOVE_SCORE if can_score else 0.0))
             - (0.0 if last_turn else BALL_MOVE_FAILURE) * (1.0 - success))
-
-
-def pass_success(game: botbowl.Game, passer, receiver, origin=None) -> float:
-    """The chance a pass from `origin` (default: where the passer stands) is caught by `receiver`:
-    an accurate throw (botbowl's pass roll, the Pass skill or a team re-roll), no interception, the catch."""
-    origin = passer.position if origin is None else origin
-    distance = game.get_pass_distance(origin, receiver.position)
-    if distance not in THROWABLE:
-        return 0.0
-    modifiers = game.get_pass_modifiers(passer, pass_distance=distance)
-    accurate = (7 - max(2, min(6, Rules.agility_table[passer.get_ag()] - modifiers))) / 6.0
-    if passer.has_skill(Skill.PASS) or game.can_use_reroll(passer.team):
-        accurate += (1.0 - accurate) * accurate
-    intercepted = max((game.get_catch_prob(p, interception=True)
-                       for p in game.get_interceptors(origin, receiver.position, game.get_opp_team(passer.team))),
-                      default=0.0)
-    return accurate * (1.0 - intercepted) * game.get_catch_prob(receiver, accurate=True,
-                                                               allow_team_reroll=game.can_use_reroll(passer.team))
-
-
-def handoff_success(game: botbowl.Game, receiver) -> float:
-    return game.get_catch_prob(receiver, handoff=True, allow_team_reroll=game.can_use_reroll(receiver.team))
 
 
 def best_ball_move(board, carrier, action_type: ActionType) -> Optional[float]:
@@ -312,8 +297,9 @@ def _target_logit(board, player, action: Action, path) -> float:
     if action.action_type == ActionType.MOVE:
         if player is board.our_carrier:
             gain = board.to_endzone(player.position) - board.to_endzone(target)
-            logit += gain / max(1, player.get_ma()) + (2.0 if board.to_endzone(target) == 0 else 0.0)
-            return logit - 0.5 * board.tackle_zones.at(target)
+            scores = board.to_endzone(target) == 0
+            logit += gain / max(1, player.get_ma()) + (2.0 if scores else 0.0)
+            return logit - 0.5 * board.tackle_zones.at(target) - (0.0 if scores else 0.5 * sideline_cost(game, target))
         if board.ball is not None and target == board.ball:
             return logit + 1.5
         if game.state.player_action_type == PlayerActionType.BLITZ:

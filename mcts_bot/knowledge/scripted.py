@@ -2,9 +2,10 @@
 
 Written from the ideas of botbowl's scripted-bot tutorials (`bots*.md`): a prioritised list of player
 actions, re-planned before every player acts, so that a risky action taken by one player can open
-safe ones for the others. The order is a coach's: score when it is safe, blocks by their dice (the
-safest first), blitz the ball carrier, pick up a loose ball, then move the carrier, then cage it
-(or mark and screen the opposing carrier), and risky blocks last.
+safe ones for the others. The order is a coach's: score when it is safe, hand the ball off or pass
+it to a teammate who then scores, blocks by their dice (the safest first), blitz the ball carrier,
+pick up a loose ball, then move the carrier, then cage it (or mark and screen the opposing carrier),
+and risky blocks last.
 
 The policy is stateless: `scripted_action(game, rng)` reads everything from the game, so that it can
 continue from any state (the search's playouts start in the middle of a player's action). A player
@@ -39,16 +40,26 @@ from botbowl.core.procedure import (
 from botbowl.core.table import BBDieResult
 
 from mcts_bot.adapter.actions import is_available, safe_action
+from mcts_bot.knowledge.passing import pass_success
 from mcts_bot.knowledge.tackle_zones import TackleZones
 from mcts_bot.logs import log_failure_once
 
 SCORE_PROB = 0.7  # move the carrier into the endzone when the safest path is at least this likely
 HANDOFF_SCORE_PROB = 0.6  # hand off to a teammate who then scores with at least this probability
+PASS_SCORE_PROB = 0.5  # pass to a teammate who then scores with at least this probability
 PICKUP_PROB = 0.33
 SAFE_BLOCK_SELF_DOWN = 0.12  # a two-dice block without the Block skill (1/9) still counts as safe
 CARRIER_BLITZ_PROB = 0.15  # blitz the opposing carrier if it falls (and drops the ball) this often
 BLITZ_SCORE = 1.25  # the tutorial's threshold for other blitzes: p(up) + p(knock down) + p(fumble)
 MIN_GAIN = 0.1  # a positional move must improve the player's square value by this much
+SIDELINE = {0: 1.0, 1: 0.5}  # the carrier's cost of a square on the touchline, and one square in
+# Against a passing team (square_value on defence): their free receivers marked, one player deep.
+MARK_RECEIVER = 0.6  # beside an opponent who could take a pass and whom none of ours marks yet
+SAFETY = 0.5  # SAFETY_DEPTH or more squares behind their carrier, near its line, when none of ours is there
+SAFETY_DEPTH = 6
+# On offence, a catcher free ahead of the carrier is a target for a pass (`_rule_pass`) next turn.
+RECEIVER = 0.5  # free, 3 to 8 squares ahead of the carrier
+RECEIVER_IN_RANGE = 0.4  # and near enough to the endzone to run in after the catch
 
 START_TYPES = {ActionType.START_MOVE, ActionType.START_BLOCK, ActionType.START_BLITZ, ActionType.START_HANDOFF,
                ActionType.START_PASS, ActionType.START_FOUL}
@@ -84,6 +95,8 @@ class Board:
         self.opponents = [p for p in self.opp.players if p.position is not None and p.state.up]
         self.tackle_zones = TackleZones(game, team)  # the opponents' zones, for any of `team`'s players
         self._paths: Dict[str, list] = {}
+        self._receivers: Optional[list] = None
+        self._deep: Optional[list] = None
 
     def paths(self, player: botbowl.Player) -> list:
         """(end square, path) for each of the player's paths. Each call of a path's
@@ -96,6 +109,27 @@ class Board:
 
     def to_endzone(self, square) -> int:
         return abs(self.endzone_x - square.x)
+
+    def free_receivers(self) -> list:
+        """(square, ids of our players marking it) of each standing opponent who could take a pass
+        from their carrier: not the carrier, not behind it."""
+        if self._receivers is None:
+            carrier = self.their_carrier
+            ours = [p for p in self.team.players if p.position is not None and p.state.up]
+            self._receivers = [] if carrier is None else [
+                (o.position, {p.player_id for p in ours if p.position.distance(o.position) == 1})
+                for o in self.opponents
+                if o is not carrier and self.to_own_endzone(o.position) <= self.to_own_endzone(carrier.position) + 1]
+        return self._receivers
+
+    def deep_players(self) -> list:
+        """Ids of our standing players at least SAFETY_DEPTH squares behind their carrier (toward our endzone)."""
+        if self._deep is None:
+            carrier = self.their_carrier
+            self._deep = [] if carrier is None else [
+                p.player_id for p in self.team.players if p.position is not None and p.state.up
+                and self.to_own_endzone(carrier.position) - self.to_own_endzone(p.position) >= SAFETY_DEPTH]
+        return self._deep
 
     def to_own_endzone(self, square) -> int:
         return abs(self.own_endzone_x - square.x)
@@ -160,6 +194,42 @@ def _rule_handoff(board: Board, players) -> Optional[Plan]:
         p = td_path.prob * reach.prob * game.get_catch_prob(mate, handoff=True, allow_team_reroll=True)
         if p >= HANDOFF_SCORE_PROB and (best is None or p > best.score):
             best = Plan(carrier, ActionType.START_HANDOFF, mate.position, p, "handoff")
+    return best
+
+
+def _score_after_catch(board: Board, mate) -> Optional[float]:
+    """The chance `mate` scores this turn once it holds the ball (None: it cannot)."""
+    if board.to_endzone(mate.position) == 0:
+        return 1.0
+    if board.to_endzone(mate.position) > mate.num_moves_left() + 2:
+        return None
+    path = pf.get_safest_path_to_endzone(board.game, mate, allow_team_reroll=True)
+    return path.prob if path is not None and path.steps else None
+
+
+def _rule_pass(board: Board, players) -> Optional[Plan]:
+    """The carrier throws from where it stands to a teammate who can catch and then score this turn."""
+    game, carrier = board.game, board.our_carrier
+    if carrier is None or carrier not in players or ActionType.START_PASS not in board.allowed:
+        return None
+    last_turn = board.team.state.turn >= game.config.rounds
+    best = None
+    for mate in board.team.players:
+        if mate is carrier or mate.position is None or not mate.state.up or mate.state.used \
+                or not mate.can_catch() or mate.position.distance(carrier.position) <= 1 \
+                or board.to_endzone(mate.position) > mate.num_moves_left() + 2:
+            continue
+        success = pass_success(game, carrier, mate)
+        if success <= 0.0 or (success < PASS_SCORE_PROB and not last_turn):
+            continue
+        scores = _score_after_catch(board, mate)
+        if scores is None:
+            continue
+        p = success * scores
+        if (p >= PASS_SCORE_PROB or (last_turn and p > 0)) and (best is None or p > best.score):
+            best = Plan(carrier, ActionType.START_PASS, mate.position, p, "pass")
+    if best is not None and best.score <= (_score_after_catch(board, carrier) or 0.0):
+        return None  # the carrier's own run is as likely to score
     return best
 
 
@@ -279,13 +349,20 @@ def _rule_advance_carrier(board: Board, players) -> Optional[Plan]:
         # forward, but not past the teammates who must cage it, and away from the sideline
         support = sum(1 for m in board.team.players if m is not carrier and m.position is not None
                       and m.state.up and m.position.distance(square) <= 2)
-        edge = min(square.y - 1, board.game.arena.height - 2 - square.y)
-        value = gain + 0.6 * min(support, 3) - 0.3 * _threats(board, square) - (0.5 if edge == 0 else 0.0)
+        value = gain + 0.6 * min(support, 3) - 0.3 * _threats(board, square) - sideline_cost(board.game, square)
         if value > best_value + 1e-9:
             best, best_value = Plan(carrier, ActionType.START_MOVE, square, value, "advance the carrier"), value
     base = 0.6 * min(3, sum(1 for m in board.team.players if m is not carrier and m.position is not None
-                            and m.state.up and m.position.distance(here) <= 2)) - 0.3 * _threats(board, here)
+                            and m.state.up and m.position.distance(here) <= 2)) - 0.3 * _threats(board, here) \
+        - sideline_cost(board.game, here)
     return best if best is not None and best_value > base + 0.5 else None
+
+
+def sideline_cost(game: botbowl.Game, square) -> float:
+    """What a carrier loses at `square` by the touchline: one push from the crowd on it, trapped a square in.
+    (Against `grod`, a third of the default's carrier turns ended within two squares of it; grod's 7%.)"""
+    edge = min(square.y - 1, game.arena.height - 2 - square.y)
+    return SIDELINE.get(edge, 0.0)
 
 
 def square_value(board: Board, player, square) -> float:
@@ -302,8 +379,12 @@ def square_value(board: Board, player, square) -> float:
         elif max(dx, dy) == 2:
             value += 0.3
         # ahead of the carrier, to clear its way
-        if board.to_endzone(square) < board.to_endzone(c) and max(dx, dy) <= 3:
+        ahead = board.to_endzone(c) - board.to_endzone(square)
+        if ahead > 0 and max(dx, dy) <= 3:
             value += 0.1
+        if 3 <= ahead and max(dx, dy) <= 8 and player.has_skill(Skill.CATCH) \
+                and board.tackle_zones.at(square) == 0:
+            value += RECEIVER + (RECEIVER_IN_RANGE if board.to_endzone(square) <= player.get_ma() else 0.0)
     elif board.their_carrier is not None:
         c = board.their_carrier.position
         d = square.distance(c)
@@ -314,6 +395,13 @@ def square_value(board: Board, player, square) -> float:
             value += 0.7 - 0.1 * d  # screen in front of it
         else:
             value += 0.3 - 0.03 * d
+        if d > 1 and any(receiver.distance(square) == 1 and not markers - {player.player_id}
+                         for receiver, markers in board.free_receivers()):
+            value += MARK_RECEIVER
+        depth = board.to_own_endzone(c) - board.to_own_endzone(square)
+        if SAFETY_DEPTH <= depth <= SAFETY_DEPTH + 3 and abs(square.y - c.y) <= 3 \
+                and not set(board.deep_players()) - {player.player_id}:
+            value += SAFETY
     elif board.ball is not None:
         d = square.distance(board.ball)
         value += 0.8 - 0.1 * d
@@ -354,6 +442,7 @@ def _rule_stand_up(board: Board, players) -> Optional[Plan]:
 RULES: Sequence[Callable[[Board, list], Optional[Plan]]] = (
     _rule_score,
     _rule_handoff,
+    _rule_pass,
     lambda board, players: _rule_blocks(board, players, safe=True),
     _rule_blitz_carrier,
     _rule_pickup,
@@ -388,12 +477,14 @@ _PLAYER_ACTION_TYPES = {
     ActionType.START_BLOCK: {ActionType.BLOCK},
     ActionType.START_BLITZ: {ActionType.BLOCK, ActionType.MOVE},
     ActionType.START_HANDOFF: {ActionType.HANDOFF, ActionType.MOVE},
+    ActionType.START_PASS: {ActionType.PASS},
 }
 _PLAYER_ACTION_START = {
     botbowl.PlayerActionType.MOVE: ActionType.START_MOVE,
     botbowl.PlayerActionType.BLOCK: ActionType.START_BLOCK,
     botbowl.PlayerActionType.BLITZ: ActionType.START_BLITZ,
     botbowl.PlayerActionType.HANDOFF: ActionType.START_HANDOFF,
+    botbowl.PlayerActionType.PASS: ActionType.START_PASS,
 }
 
 
@@ -416,7 +507,7 @@ def _continue_action(game: botbowl.Game, player: botbowl.Player) -> Action:
                 plan = candidate
                 break
     if plan is not None and plan.target is not None:
-        for action_type in (ActionType.BLOCK, ActionType.HANDOFF, ActionType.MOVE):
+        for action_type in (ActionType.BLOCK, ActionType.HANDOFF, ActionType.PASS, ActionType.MOVE):
             choice = choices.get(action_type)
             if choice is not None and action_type in _PLAYER_ACTION_TYPES[start] and plan.target in choice.positions:
                 return Action(action_type, position=plan.target)
