@@ -202,3 +202,20 @@ def test_a_player_knocked_out_in_its_own_action_ends_it(side, caplog):
             assert chosen.action_type == ActionType.END_PLAYER_TURN
             assert allowed_by_botbowl(game, chosen)
     assert caplog.records == []
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_grod_action_blitzes_with_the_block_itself_as_a_search_plays_it(side):
+    # As in a search with end_moves (a MOVE ends the action): the blitz of their carrier three squares
+    # away must be the BLOCK at the end of botbowl's path, not a MOVE that ends the blitz before it.
+    from conftest import allowed_by_botbowl
+    from mcts_bot.adapter import actions
+    game = arranged_position(5, side, ours={0: (8, 5), 3: (9, 2)}, theirs={2: (11, 5), 3: (14, 2)})
+    carrier = give_ball_to_opponent(game, 2)
+    blitzer = game.active_team.players[0]
+    start = grod.grod_action(game)
+    assert start.action_type == ActionType.START_BLITZ and start.player == blitzer
+    actions.step(game, start, end_moves=True)
+    contact = grod.grod_action(game)
+    assert contact.action_type == ActionType.BLOCK and contact.position == carrier.position
+    assert allowed_by_botbowl(game, contact)

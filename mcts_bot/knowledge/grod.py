@@ -1203,6 +1203,20 @@ def _turn_start(game: botbowl.Game, team: botbowl.Team) -> Action:
     return Action(ActionType.END_TURN) if plan is None else Action(plan.start, player=plan.player)
 
 
+CONTACT = (ActionType.BLOCK, ActionType.HANDOFF, ActionType.FOUL)  # what botbowl offers at the end of a path
+
+
+def _first_step(game: botbowl.Game, plan: Plan) -> Action:
+    """The plan's first step; but for a move to make contact (a blitz's block, a hand-off, a foul) the
+    contact itself when botbowl offers it at the end of a path. A search's `end_moves` ends a player's
+    action after its MOVE, so a blitz played as a move, then a block, would never block."""
+    if len(plan.steps) > 1 and plan.steps[0][0] == ActionType.MOVE and plan.steps[-1][0] in CONTACT:
+        contact = Action(plan.steps[-1][0], position=plan.steps[-1][1])
+        if is_available(game, contact):
+            return contact
+    return Action(plan.steps[0][0], position=plan.steps[0][1])
+
+
 def grod_action(game: botbowl.Game, rng: Optional[np.random.RandomState] = None) -> Action:
     """This bot's choice for whoever acts in `game`, as a search's playouts and priors need it: at
     the start of a player action the best plan's start; within it, the first step of the best plan
@@ -1220,7 +1234,7 @@ def grod_action(game: botbowl.Game, rng: Optional[np.random.RandomState] = None)
                      if is_available(game, Action(plan.steps[0][0], position=plan.steps[0][1]))]
             best = best_plan(plans)
             if best is not None:
-                return Action(best.steps[0][0], position=best.steps[0][1])
+                return _first_step(game, best)
             if ActionType.END_PLAYER_TURN in _choices(game):
                 return Action(ActionType.END_PLAYER_TURN)
         bot = GrodBot(seed=0 if rng is None else int(rng.randint(2 ** 31)))
