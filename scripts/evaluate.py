@@ -44,6 +44,9 @@ def main() -> None:
                              " rather than capping each decision at --seconds")
     parser.add_argument("--policy", default=None, metavar="FILE",
                         help="a learned policy (scripts/run.sh train_policy) as MCTS's priors instead of the preset's")
+    parser.add_argument("--value", default=None, metavar="FILE",
+                        help="a learned value (scripts/run.sh train_value --out FILE) at MCTS's leaves instead of the "
+                             "preset's: the gate of a re-fitted value, e.g. against --opponent mcts")
     cli.add_worker_arguments(parser)
     cli.add_search_workers_argument(parser, flag="--search-workers", default=1)
     parser.add_argument("--out", type=Path, default=Path("results/evaluation"),
@@ -64,7 +67,7 @@ def main() -> None:
                                        base_seed=args.seed, competition=args.competition,
                                        search_workers=args.search_workers, parallel=args.parallel,
                                        opponent_seconds=args.opponent_seconds, clock_scale=args.clock_scale,
-                                       spend_clock=args.spend_clock, policy=args.policy)
+                                       spend_clock=args.spend_clock, policy=args.policy, value=args.value)
     except ValueError as exc:
         parser.error(str(exc))
     cli.check_ray(parser, args)

@@ -29,6 +29,9 @@ def main() -> None:
     parser.add_argument("--policy", default=None, metavar="FILE",
                         help="a learned policy (scripts/run.sh train_policy) as every searching side's priors: "
                              "a generation's games, to train the next (default: the knowledge priors)")
+    parser.add_argument("--value", default=None, metavar="FILE",
+                        help="a learned value (scripts/run.sh train_value --out FILE) at every searching side's "
+                             "leaves (default: the shipped value)")
     parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="base seed (default 0)")
     parser.add_argument("--out", type=Path, default=None, help="data folder (default data/selfplay-<board>)")
     cli.add_worker_arguments(parser)
@@ -36,12 +39,13 @@ def main() -> None:
     cli.check_ray(parser, args)
     out = args.out or Path("data") / f"selfplay-{args.board}"
     try:
-        todo = selfplay.specs(args.board, args.bot, args.opponent, args.games, args.iterations, args.seed, args.policy)
+        todo = selfplay.specs(args.board, args.bot, args.opponent, args.games, args.iterations, args.seed, args.policy,
+                               args.value)
     except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
     left = missing(out, todo)
     print(f"{args.bot} vs {' / '.join(args.opponent)} on the {args.board}-player board, {args.iterations} iterations"
-          f"{', priors ' + args.policy if args.policy else ''}: "
+          f"{', priors ' + args.policy if args.policy else ''}{', value ' + args.value if args.value else ''}: "
           f"{len(todo)} games, {len(todo) - len(left)} already in {out}", file=sys.stderr)
     decisions, start = 0, time.perf_counter()
     with tqdm(total=len(todo), initial=len(todo) - len(left), unit="game", file=sys.stderr) as bar:

@@ -10,6 +10,7 @@ from botbowl.core import ActionType
 from conftest import move_position, run_script, tree_data, turn_position
 from mcts_bot.adapter.actions import legal_actions
 from mcts_bot.harness import selfplay, training
+from mcts_bot.harness.bots import with_models
 from mcts_bot.harness.collect import missing, save_game
 from mcts_bot.harness.matches import GameSpec, play_game
 from mcts_bot.knowledge.policy import (
@@ -215,6 +216,28 @@ def test_an_evaluation_searches_with_a_trained_policy(tmp_path):
         GameSpec(board=1, side="home", rollouts=True, seed=4, iterations=8, policy=str(tmp_path / "none.npz"))
     with pytest.raises(ValueError, match="'vanilla' searches without"):
         GameSpec(board=1, side="home", rollouts=True, seed=4, iterations=8, preset="vanilla", policy=str(path))
+
+
+def test_an_evaluation_searches_with_a_value_from_a_file(tmp_path):
+    # A value that says 0.5 to every unfinished state: the search's leaves are scored by it, not the shipped one.
+    shipped = value_model_for(1)
+    flat = ValueModel(mean=shipped.mean, scale=shipped.scale, w2=np.zeros_like(shipped.mean), b2=0.0)
+    path = tmp_path / "value.npz"
+    flat.save(path)
+    preset = with_models("default", value=str(path))
+    game = turn_position(1, seed=2)
+    assert preset.heuristic(game, game.active_team) == 0.5 != mcts_bot.get_preset("default").heuristic(
+        game, game.active_team)
+    spec = GameSpec(board=1, side="away", rollouts=True, seed=4, opponent="random", iterations=8, value=str(path))
+    record = play_game(spec)
+    assert record["crash"] is None and record["illegal_actions"] == 0 and record["searches"] > 0
+    assert spec.key.endswith(f"/value={path}")
+    with pytest.raises(ValueError, match="no value model at"):
+        GameSpec(board=1, side="home", rollouts=True, seed=4, iterations=8, value=str(tmp_path / "none.npz"))
+    np.savez(tmp_path / "stale.npz", **{k: v for k, v in np.load(path).items() if k != "names"},
+             names=np.array(["another feature"]))
+    with pytest.raises(ValueError, match="other features"):
+        selfplay.specs(1, "mcts", "mcts", 1, iterations=4, value=str(tmp_path / "stale.npz"))
 
 
 def test_the_benchmark_times_the_policy_against_the_priors_on_the_same_trees():

@@ -26,6 +26,7 @@ from mcts_bot.agent import MCTSBot
 from mcts_bot.knowledge.policy import PolicyModel
 from mcts_bot.knowledge.policy_bot import PolicyBot
 from mcts_bot.knowledge.scripted import ScriptedBot
+from mcts_bot.knowledge.value import value_from_file
 from mcts_bot.core.preset import Preset
 from mcts_bot.presets import PRESETS, configure
 
@@ -119,19 +120,24 @@ def check_bot(name: str) -> str:
                      f"or a bot of your own as path/to/file.py:ClassName")
 
 
-def with_policy(preset: str, policy: Optional[str]) -> Union[str, Preset]:
+def with_models(preset: str, policy: Optional[str] = None, value: Optional[str] = None) -> Union[str, Preset]:
     """The preset `preset` (a name) searching with the learned policy in the file `policy` as its
-    priors; the name itself when `policy` is None. A clear error, before any game, when the preset
-    searches without priors or the file is missing or stale."""
-    if policy is None:
+    priors and the value in the file `value` at its leaves; the name itself when both are None. A
+    clear error, before any game, when the preset searches without priors or a file is missing or stale."""
+    if policy is None and value is None:
         return preset
-    if PRESETS[preset].priors is None:
-        raise ValueError(f"a policy replaces the priors, and the preset {preset!r} searches without them: "
-                         f"choose a preset with priors (mcts, the default)")
+    parts = {}
     try:
-        return configure(preset, priors=PolicyModel.load(Path(policy)))
+        if policy is not None:
+            if PRESETS[preset].priors is None:
+                raise ValueError(f"a policy replaces the priors, and the preset {preset!r} searches without them: "
+                                 f"choose a preset with priors (mcts, the default)")
+            parts["priors"] = PolicyModel.load(Path(policy))
+        if value is not None:
+            parts["heuristic"] = value_from_file(Path(value))
     except (OSError, KeyError) as exc:  # a missing file says how to train one; a stale one is a ValueError already
         raise ValueError(str(exc)) from exc
+    return configure(preset, **parts)
 
 
 def make_bot(name: str, *, seed: int, seconds: Optional[float] = None, iterations: Optional[int] = None) -> botbowl.Agent:

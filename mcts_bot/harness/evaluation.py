@@ -44,8 +44,8 @@ def _clocks(competition: bool, clock_scale: float, spend_clock: bool) -> str:
     return f", competition clocks{scaled}" + (", spending the clock" if spend_clock else "")
 
 
-def _preset_label(preset: str, policy: Optional[str]) -> str:
-    return preset if policy is None else f"{preset}, policy {policy}"
+def _preset_label(preset: str, policy: Optional[str], value: Optional[str]) -> str:
+    return preset + (f", policy {policy}" if policy is not None else "") + (f", value {value}" if value is not None else "")
 
 
 def _opponent_label(opponent: str, seconds: Optional[float]) -> str:
@@ -72,6 +72,7 @@ class Settings:
     clock_scale: float = 1.0
     spend_clock: bool = False
     policy: Optional[str] = None  # a learned policy's file: MCTS's priors
+    value: Optional[str] = None  # a learned value's file: MCTS's leaf value
 
     def __post_init__(self) -> None:
         if self.games_per_side < 1:
@@ -92,13 +93,13 @@ class Settings:
                          iterations=self.iterations, team=self.team, competition=self.competition,
                          search_workers=self.search_workers, parallel=self.parallel,
                          opponent_seconds=self.opponent_seconds, clock_scale=self.clock_scale,
-                         spend_clock=self.spend_clock, policy=self.policy)
+                         spend_clock=self.spend_clock, policy=self.policy, value=self.value)
                 for rollouts in self.rollouts for board in self.boards for side in SIDES
                 for number in range(self.games_per_side)]
 
     def describe(self) -> str:
         budget = Budget(seconds=self.seconds, iterations=self.iterations)
-        return (f"MCTS ({_preset_label(self.preset, self.policy)}) "
+        return (f"MCTS ({_preset_label(self.preset, self.policy, self.value)}) "
                 f"vs {_opponent_label(self.opponent, self.opponent_seconds)}, "
                 f"boards {', '.join(map(str, self.boards))}, "
                 f"{self.games_per_side} games per side, "
@@ -110,9 +111,9 @@ class Settings:
 
 # What makes games comparable in one table; board, side, rollouts and seed are what the table varies.
 SETTING_FIELDS = ("preset", "opponent", "seconds", "iterations", "team", "competition", "opponent_seconds",
-                  "clock_scale", "spend_clock", "policy")
+                  "clock_scale", "spend_clock", "policy", "value")
 # For records written before these settings existed:
-SETTING_DEFAULTS = {"clock_scale": 1.0, "spend_clock": False, "policy": None}
+SETTING_DEFAULTS = {"clock_scale": 1.0, "spend_clock": False, "policy": None, "value": None}
 
 
 def describe_records(records: Sequence[dict]) -> str:
@@ -127,10 +128,10 @@ def describe_records(records: Sequence[dict]) -> str:
                            for values in sorted(settings, key=str))
         raise ValueError(f"the results file mixes {len(settings)} settings ({listed}): "
                          f"give each setting its own --out folder")
-    preset, opponent, seconds, iterations, team, competition, opponent_seconds, clock_scale, spend_clock, policy = \
-        next(iter(settings))
+    preset, opponent, seconds, iterations, team, competition, opponent_seconds, clock_scale, spend_clock, policy, \
+        value = next(iter(settings))
     boards = sorted({r["spec"]["board"] for r in records})
-    return (f"MCTS ({_preset_label(preset, policy)}) vs {_opponent_label(opponent, opponent_seconds)}, "
+    return (f"MCTS ({_preset_label(preset, policy, value)}) vs {_opponent_label(opponent, opponent_seconds)}, "
             f"boards {', '.join(map(str, boards))}, "
             f"{Budget(seconds=seconds, iterations=iterations)}, {len(records)} games"
             + _clocks(competition, clock_scale, spend_clock))

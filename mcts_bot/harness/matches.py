@@ -16,7 +16,7 @@ from botbowl.core import Action
 
 from mcts_bot.agent import MCTSBot, check_parallel
 from mcts_bot.core.search import Budget
-from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of, with_policy
+from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of, with_models
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.presets import PRESETS
 
@@ -43,6 +43,7 @@ class GameSpec:
     parallel: str = "root"  # how they share it (`MCTSBot(parallel=...)`)
     opponent_seconds: Optional[float] = None  # an MCTS opponent's own seconds per decision (default: `seconds`)
     policy: Optional[str] = None  # a learned policy's file (`knowledge.policy`): MCTS's priors instead of the preset's
+    value: Optional[str] = None  # a learned value's file (`knowledge.value`): MCTS's leaf value instead of the preset's
 
     def __post_init__(self) -> None:
         check_board_size(self.board)
@@ -64,7 +65,7 @@ class GameSpec:
                 raise ValueError(f"an opponent budget is for MCTS opponents (mcts, mcts-<preset>), "
                                  f"not {self.opponent!r}: drop the opponent's seconds")
             Budget(seconds=self.opponent_seconds, iterations=self.iterations)
-        with_policy(self.preset, self.policy)  # a policy's file and preset checked before any game
+        with_models(self.preset, self.policy, self.value)  # the models' files and preset checked before any game
 
     @property
     def key(self) -> str:
@@ -76,7 +77,8 @@ class GameSpec:
                 + (f"/opponent-seconds{self.opponent_seconds}" if self.opponent_seconds is not None else "")
                 + (f"/clock{self.clock_scale:g}" if self.clock_scale != 1.0 else "")
                 + ("/spend-clock" if self.spend_clock else "")
-                + (f"/policy={self.policy}" if self.policy is not None else ""))
+                + (f"/policy={self.policy}" if self.policy is not None else "")
+                + (f"/value={self.value}" if self.value is not None else ""))
 
 
 class CheckedAgent(botbowl.Agent):
@@ -138,7 +140,7 @@ def play_to_the_end(game: botbowl.Game) -> Optional[str]:
 def play_game(spec: GameSpec) -> dict:
     """Play the game and return its record (a JSON-ready dict); a crash is recorded, not raised."""
     mcts = CheckedAgent(MCTSBot("mcts", seconds=spec.seconds, iterations=spec.iterations,
-                                preset=with_policy(spec.preset, spec.policy),
+                                preset=with_models(spec.preset, spec.policy, spec.value),
                                 rollouts=spec.rollouts, seed=spec.seed, workers=spec.search_workers,
                                 parallel=spec.parallel, spend_clock=spec.spend_clock))
     opponent = CheckedAgent(make_opponent(spec))

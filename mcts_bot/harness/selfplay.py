@@ -30,7 +30,7 @@ from botbowl.core import Action
 
 from mcts_bot.adapter.actions import localize, same_action
 from mcts_bot.agent import MCTSBot
-from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of, with_policy
+from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of, with_models
 from mcts_bot.harness.collect import next_touchdowns, saved_games
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.knowledge.features import NUM_FEATURES, features
@@ -49,6 +49,7 @@ class SelfPlaySpec:
     seed: int
     iterations: int
     policy: Optional[str] = None  # a learned policy's file: the priors of every searching side (a generation)
+    value: Optional[str] = None  # a learned value's file: the leaf value of every searching side
 
     def __post_init__(self) -> None:
         check_board_size(self.board)
@@ -57,25 +58,26 @@ class SelfPlaySpec:
         check_bot(self.opponent)
         if self.iterations < 1:
             raise ValueError(f"iterations must be at least 1, got {self.iterations}")
-        for name in (self.bot, self.opponent):  # a policy's file and presets checked before any game
+        for name in (self.bot, self.opponent):  # the models' files and presets checked before any game
             if mcts_preset_of(name) is not None:
-                with_policy(mcts_preset_of(name), self.policy)
+                with_models(mcts_preset_of(name), self.policy, self.value)
 
     @property
     def key(self) -> str:
         policy = f"-policy-{Path(self.policy).stem}" if self.policy is not None else ""
-        return f"{self.board}p-{self.bot}-vs-{self.opponent}-seed{self.seed}-{self.iterations}it{policy}"
+        value = f"-value-{Path(self.value).stem}" if self.value is not None else ""
+        return f"{self.board}p-{self.bot}-vs-{self.opponent}-seed{self.seed}-{self.iterations}it{policy}{value}"
 
 
 def specs(board: int, bot: str, opponent: Union[str, Sequence[str]], games: int, iterations: int,
-          base_seed: int = 0, policy: Optional[str] = None) -> List[SelfPlaySpec]:
+          base_seed: int = 0, policy: Optional[str] = None, value: Optional[str] = None) -> List[SelfPlaySpec]:
     """`games` games, about half with the bot at home; each seeded from the base seed and its number.
     Several opponents make a pool (itself, `scripted`, an earlier generation alone as
     `policy:FILE.npz`...): game i is played against opponent i modulo their number."""
     pool = [opponent] if isinstance(opponent, str) else list(opponent)
     if not pool:
         raise ValueError("give at least one opponent")
-    return [SelfPlaySpec(board=board, bot=bot, opponent=pool[i % len(pool)], iterations=iterations, policy=policy,
+    return [SelfPlaySpec(board=board, bot=bot, opponent=pool[i % len(pool)], iterations=iterations, policy=policy, value=value,
                          seed=zlib.crc32(f"selfplay/{base_seed}/{board}/{bot}/{pool[i % len(pool)]}/{i}".encode())
                          & 0x7FFFFFFF)
             for i in range(games)]
@@ -114,7 +116,7 @@ def play_game(spec: SelfPlaySpec) -> dict:
         preset = mcts_preset_of(name)
         if preset is not None:
             agent = MCTSBot(name, seconds=None, iterations=spec.iterations, seed=seed,
-                            preset=with_policy(preset, spec.policy))
+                            preset=with_models(preset, spec.policy, spec.value))
         else:
             agent = make_bot(name, seed=seed, seconds=None)
         if isinstance(agent, MCTSBot):

@@ -13,7 +13,7 @@ import functools
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Callable, Dict, Optional
 
 import botbowl
 import numpy as np
@@ -94,8 +94,16 @@ def _model_or_none(board_size: int) -> Optional[ValueModel]:
         return None
 
 
+def model_value(model: ValueModel, game: botbowl.Game, team: botbowl.Team) -> float:
+    """`model`'s chance that `team` wins (a finished game is 1, 0.5 or 0), kept off 0 and 1."""
+    if game.state.game_over:
+        return game_result(game, team)
+    value = float(model.predict(features(game, team))[0])
+    return min(0.999, max(0.001, value))
+
+
 def learned_value(game: botbowl.Game, team: botbowl.Team) -> float:
-    """The learned chance that `team` wins (a finished game is 1, 0.5 or 0).
+    """The shipped model's chance that `team` wins (`model_value` with `model_for` the board size).
 
     On a board size no model was trained for, the threat heuristic stands in (with a warning, once):
     a custom board plays on rather than failing every search.
@@ -105,5 +113,14 @@ def learned_value(game: botbowl.Game, team: botbowl.Team) -> float:
     model = _model_or_none(game.config.pitch_max)
     if model is None:
         return threat_heuristic(game, team)
-    value = float(model.predict(features(game, team))[0])
-    return min(0.999, max(0.001, value))
+    return model_value(model, game, team)
+
+
+def value_from_file(path: Path) -> Callable[[botbowl.Game, botbowl.Team], float]:
+    """A heuristic (game, team) -> [0, 1] from a model file (`scripts/run.sh train_value --out FILE`), to
+    search with another value than the shipped one (a re-fitted generation, for its gate). The file's
+    board size is not checked: its features are the same on every board."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"no value model at {path}: train one with scripts/run.sh train_value")
+    return functools.partial(model_value, ValueModel.load(path))
