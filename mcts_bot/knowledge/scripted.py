@@ -96,7 +96,7 @@ class Board:
         self.tackle_zones = TackleZones(game, team)  # the opponents' zones, for any of `team`'s players
         self._paths: Dict[str, list] = {}
         self._receivers: Optional[list] = None
-        self._deep: Optional[list] = None
+        self._deep: Optional[frozenset] = None
 
     def paths(self, player: botbowl.Player) -> list:
         """(end square, path) for each of the player's paths. Each call of a path's
@@ -110,6 +110,9 @@ class Board:
     def to_endzone(self, square) -> int:
         return abs(self.endzone_x - square.x)
 
+    def to_own_endzone(self, square) -> int:
+        return abs(self.own_endzone_x - square.x)
+
     def free_receivers(self) -> list:
         """(square, ids of our players marking it) of each standing opponent who could take a pass
         from their carrier: not the carrier, not behind it."""
@@ -122,17 +125,14 @@ class Board:
                 if o is not carrier and self.to_own_endzone(o.position) <= self.to_own_endzone(carrier.position) + 1]
         return self._receivers
 
-    def deep_players(self) -> list:
+    def deep_players(self) -> frozenset:
         """Ids of our standing players at least SAFETY_DEPTH squares behind their carrier (toward our endzone)."""
         if self._deep is None:
             carrier = self.their_carrier
-            self._deep = [] if carrier is None else [
+            self._deep = frozenset() if carrier is None else frozenset(
                 p.player_id for p in self.team.players if p.position is not None and p.state.up
-                and self.to_own_endzone(carrier.position) - self.to_own_endzone(p.position) >= SAFETY_DEPTH]
+                and self.to_own_endzone(carrier.position) - self.to_own_endzone(p.position) >= SAFETY_DEPTH)
         return self._deep
-
-    def to_own_endzone(self, square) -> int:
-        return abs(self.own_endzone_x - square.x)
 
 
 def block_odds(attacker, defender, dice: int, carrier) -> tuple:
@@ -400,7 +400,7 @@ def square_value(board: Board, player, square) -> float:
             value += MARK_RECEIVER
         depth = board.to_own_endzone(c) - board.to_own_endzone(square)
         if SAFETY_DEPTH <= depth <= SAFETY_DEPTH + 3 and abs(square.y - c.y) <= 3 \
-                and not set(board.deep_players()) - {player.player_id}:
+                and not board.deep_players() - {player.player_id}:
             value += SAFETY
     elif board.ball is not None:
         d = square.distance(board.ball)
