@@ -31,11 +31,15 @@ DecisionHook = Callable[[botbowl.Game, SearchResult, Action], None]
 PARALLEL_SCHEMES = ("root", "tree")
 
 
-def check_parallel(parallel: str, preset: Preset) -> None:
-    """A clear error for an unknown scheme, or tree parallelism with a preset it cannot search
-    (a helper's expansion is the priors' first choice)."""
+def check_parallel(parallel: str, preset: Preset, workers: int = 1) -> None:
+    """A clear error for an unknown scheme, tree parallelism with a preset it cannot search (a
+    helper's expansion is the priors' first choice), or workers for a preset whose root selection
+    keeps its own state (Gumbel's)."""
     if parallel not in PARALLEL_SCHEMES:
         raise ValueError(f"parallel must be one of {', '.join(PARALLEL_SCHEMES)}, got {parallel!r}")
+    if preset.root_selection is not None and workers > 1:
+        raise ValueError(f"the preset {preset.name!r} selects at the root itself (Gumbel), in one process: "
+                         f"use workers=1")
     if parallel == "tree" and preset.priors is None:
         raise ValueError(f"tree parallelism (parallel='tree', --parallel tree) needs a preset with priors (PUCT), "
                          f"and {preset.name!r} has none: use root parallelism, or a preset such as 'default'")
@@ -111,7 +115,7 @@ class MCTSBot(botbowl.Agent):
         if not isinstance(spend_clock, bool):
             raise TypeError(f"spend_clock must be True or False, got {spend_clock!r}")
         self.spend_clock = spend_clock
-        check_parallel(parallel, self.preset)
+        check_parallel(parallel, self.preset, workers)
         self.parallel = parallel
         self.workers = SearchWorkers(workers, self.preset, seed,
                                      serve=tree_parallel.serve if parallel == "tree" else root_parallel.serve)
@@ -217,7 +221,7 @@ class MCTSBot(botbowl.Agent):
         self.totals.seconds += result.stats.seconds
         self.totals.errors += result.stats.error is not None
         self.totals.late_workers += result.stats.late_workers
-        chosen = self._choose(result.root)
+        chosen = result.choice if result.choice is not None else self._choose(result.root)
         if chosen is None:
             return self._fallback(game)
         # expand_all put the root's children in prior order: the first is the priors' own choice.

@@ -26,6 +26,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Dict, Union
 
+from mcts_bot.core.gumbel import GumbelRoot
 from mcts_bot.core.policies import (
     botbowl_order,
     most_visited,
@@ -107,6 +108,8 @@ ABLATIONS = (
     VANILLA.replace(name="vanilla-shuffled", action_order=shuffled_order),
     # The other sparring partner's knowledge in the search: its choice leads the priors, and it finishes the actions.
     DEFAULT.replace(name="default-grod", priors=partial(knowledge_priors, choose=grod_action), rollout_policy=grod_action),
+    # Gumbel root selection (sequential halving) and its final choice, in place of PUCT and robust_child at the root.
+    DEFAULT.replace(name="default-gumbel", root_selection=GumbelRoot()),
 )
 
 PRESETS: Dict[str, Preset] = {preset.name: preset for preset in (VANILLA, DEFAULT, LEARNED, PREVIOUS) + ABLATIONS}

@@ -10,12 +10,15 @@ from dataclasses import dataclass
 from typing import Callable, List, Optional, Tuple
 
 import botbowl
+import numpy as np
 from botbowl.core import Action
 
 from mcts_bot.core.policies import ActionOrder, FinalPolicy, RolloutPolicy, TreePolicy, most_visited
 
 Heuristic = Callable[[botbowl.Game, botbowl.Team], float]
 PriorFn = Callable[[botbowl.Game, List[Action]], List[float]]
+# (root, random generator, progress of the budget in [0, 1]) -> an object with select() and choice()
+RootSelection = Callable[[object, np.random.RandomState, Callable[[], float]], object]
 ROLLOUT_HORIZONS = ("turn", "action")
 
 
@@ -40,6 +43,9 @@ class Preset:
     bias_priors: Optional[PriorFn] = None  # the priors `prior_bias` weighs
     max_rollout_steps: int = 1000  # a guard: a rollout normally ends with the turn long before this
     turn_tree: bool = False  # the tree stops at the end of the turn it decides in: later states are leaves
+    # With priors: who selects at the root and makes the final choice there (`core.gumbel.GumbelRoot`),
+    # in place of the tree and final policies; None: those two.
+    root_selection: Optional[RootSelection] = None
 
     def __post_init__(self) -> None:
         for name in CALLABLE_PARTS:
@@ -64,6 +70,8 @@ class Preset:
             c, alpha = self.widening
             if not (c > 0 and 0 < alpha <= 1):
                 raise ValueError(f"widening must be (c, alpha) with c > 0 and 0 < alpha <= 1, got {self.widening}")
+        if self.root_selection is not None and self.priors is None:
+            raise ValueError("root_selection (Gumbel) draws the root's actions by their priors: give the preset priors")
         if self.stop_when_decided and self.final_policy is not most_visited:
             # Stopping once the most visited child cannot be overtaken says nothing about another final choice.
             raise ValueError(f"stop_when_decided needs the most_visited final policy, got {self.final_policy!r}: "
@@ -77,8 +85,8 @@ class Preset:
 
 PARTS = tuple(field.name for field in dataclasses.fields(Preset) if field.name != "name")
 CALLABLE_PARTS = ("tree_policy", "final_policy", "rollout_policy", "heuristic", "action_order", "priors",
-                  "bias_priors")
-OPTIONAL_PARTS = ("priors", "bias_priors")
+                  "bias_priors", "root_selection")
+OPTIONAL_PARTS = ("priors", "bias_priors", "root_selection")
 SWITCHES = tuple(field.name for field in dataclasses.fields(Preset) if field.type in (bool, "bool"))  # on/off parts
 
 

@@ -93,6 +93,7 @@ class SearchStats:
 class SearchResult:
     root: ActionNode
     stats: SearchStats
+    choice: Optional[ChanceNode] = None  # the root selection's own final choice (`Preset.root_selection`), if any
 
 
 def _turns(game: botbowl.Game) -> int:
@@ -145,6 +146,7 @@ class Search:
         self.deadline = deadline
         self.botbowl_seconds = 0.0
         self.after_step: Optional[Callable[[], None]] = None  # tree parallelism: feeds the helpers
+        self.root_selection = None  # with `Preset.root_selection`: what selects at the root (`run_search` sets it)
         self.root_turns = _turns(game)  # for `Preset.turn_tree`
 
     def new_node(self, key: Optional[int] = None) -> ActionNode:
@@ -223,6 +225,8 @@ class Search:
             if not node.children:  # priors are worked out only for nodes visited a second time
                 actions = [game_actions.localize(self.game, action) for action in node.actions]
                 node.expand_all(self.preset.priors(self.game, actions) if len(actions) > 1 else [1.0])
+            if self.root_selection is not None and node is self.root_selection.root:
+                return self.root_selection.select()
             return self.preset.tree_policy(node)
         return node.expand() if self._may_expand(node) else self.preset.tree_policy(node)
 
@@ -377,6 +381,18 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
         late = deadline is not None and time.perf_counter() + 2 * pace >= deadline
         helpers.keep_busy(0 if late else room)
 
+    if preset.root_selection is not None:
+        if helpers is not None:
+            raise ValueError("root selection (Gumbel) searches in one process: no tree-parallel helpers")
+
+        def progress() -> float:
+            done = (iterations + skipped) / budget.iterations if budget.iterations is not None else 0.0
+            if deadline is None:
+                return done
+            now = time.perf_counter()
+            return max(done, (now - iterating_since) / max(deadline - iterating_since, 1e-9))
+
+        search.root_selection = preset.root_selection(root, rng, progress)
     if helpers is not None:
         search.seed_steps = True
         search.after_step = feed_helpers
@@ -420,4 +436,5 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
                         botbowl_seconds=search.botbowl_seconds, nodes=nodes, depth_min=depth_min,
                         depth_max=depth_max, depth_mean=depth_mean, skipped=skipped, merged_iterations=merged,
                         error=error)
-    return SearchResult(root=root, stats=stats)
+    choice = search.root_selection.choice() if search.root_selection is not None else None
+    return SearchResult(root=root, stats=stats, choice=choice)

@@ -53,7 +53,7 @@ class GameSpec:
             raise ValueError(f"unknown side {self.side!r}: choose home or away")
         if self.preset not in PRESETS:
             raise ValueError(f"unknown preset {self.preset!r}: choose one of {', '.join(sorted(PRESETS))}")
-        check_parallel(self.parallel, PRESETS[self.preset])  # before a game, not as a crash in one
+        check_parallel(self.parallel, PRESETS[self.preset], self.search_workers)  # before a game, not as a crash in one
         check_bot(self.opponent)
         Budget(seconds=self.seconds, iterations=self.iterations)  # validates the budget
         if not self.clock_scale > 0:
