@@ -110,6 +110,8 @@ ABLATIONS = (
     DEFAULT.replace(name="default-grod", priors=partial(knowledge_priors, choose=grod_action), rollout_policy=grod_action),
     # Gumbel root selection (sequential halving) and its final choice, in place of PUCT and robust_child at the root.
     DEFAULT.replace(name="default-gumbel", root_selection=GumbelRoot()),
+    # The same halving over the likeliest actions, with no noise: for play rather than self-play.
+    DEFAULT.replace(name="default-halving", root_selection=GumbelRoot(gumbel_scale=0.0)),
 )
 
 PRESETS: Dict[str, Preset] = {preset.name: preset for preset in (VANILLA, DEFAULT, LEARNED, PREVIOUS) + ABLATIONS}

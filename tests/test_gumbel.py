@@ -42,6 +42,15 @@ def test_the_draw_takes_the_considered_number_of_distinct_actions_led_by_the_pri
     assert counts[0] == max(counts) and counts[0] > counts[3]  # drawn by the prior, without replacement
 
 
+def test_without_gumbel_noise_the_draw_is_the_likeliest_actions_whatever_the_seed():
+    priors = [0.05, 0.3, 0.1, 0.25, 0.2, 0.1]
+    for seed in range(20):
+        halving = GumbelRoot(considered=3, gumbel_scale=0.0)(root_with_priors(priors), np.random.RandomState(seed),
+                                                             lambda: 0.0)
+        halving.select()
+        assert [halving.root.children.index(c) for c in halving.candidates] == [1, 3, 4]
+
+
 def test_halving_keeps_the_better_half_and_plays_the_best_value():
     # Eight equal priors; child 5 is worth most. Three phases: 8, then 4, then 2 candidates; child 5
     # survives them and is played.
@@ -73,6 +82,8 @@ def test_a_strong_prior_needs_evidence_to_be_overruled():
 def test_settings_and_presets_are_checked():
     with pytest.raises(ValueError, match="considered"):
         GumbelRoot(considered=1)
+    with pytest.raises(ValueError, match="gumbel_scale"):
+        GumbelRoot(gumbel_scale=-1.0)
     vanilla = mcts_bot.get_preset("vanilla")
     with pytest.raises(ValueError, match="give the preset priors"):
         vanilla.replace(root_selection=GumbelRoot())

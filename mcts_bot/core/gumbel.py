@@ -35,12 +35,16 @@ class GumbelRoot:
     considered: int = 16  # actions drawn at the root (m in the paper)
     c_visit: float = 50.0
     c_scale: float = 1.0
+    # The Gumbel noise's scale: 1 samples (self-play, where the improved policy is the target); 0 takes the
+    # likeliest actions and the best by logit + sigma(q), for play (mctx's advice for perfect-information games).
+    gumbel_scale: float = 1.0
 
     def __post_init__(self) -> None:
         if self.considered < 2:
             raise ValueError(f"considered must be at least 2, got {self.considered}")
-        if not (self.c_visit >= 0 and self.c_scale > 0):
-            raise ValueError(f"c_visit must be >= 0 and c_scale > 0, got {self.c_visit}, {self.c_scale}")
+        if not (self.c_visit >= 0 and self.c_scale > 0 and self.gumbel_scale >= 0):
+            raise ValueError(f"c_visit and gumbel_scale must be >= 0 and c_scale > 0, "
+                             f"got {self.c_visit}, {self.gumbel_scale}, {self.c_scale}")
 
     def __call__(self, root: ActionNode, rng: np.random.RandomState, progress: Progress) -> "SequentialHalving":
         return SequentialHalving(self, root, rng, progress)
@@ -66,7 +70,7 @@ class SequentialHalving:
     def _draw(self) -> None:
         children = self.root.children
         priors = np.array([child.prior if child.prior is not None else 1.0 / len(children) for child in children])
-        noisy = np.log(np.maximum(priors, 1e-12)) + self.rng.gumbel(size=len(children))
+        noisy = np.log(np.maximum(priors, 1e-12)) + self.settings.gumbel_scale * self.rng.gumbel(size=len(children))
         order = np.argsort(-noisy, kind="stable")[:min(self.settings.considered, len(children))]
         self.candidates = [children[i] for i in order]
         self._noisy_logit = {id(children[i]): float(noisy[i]) for i in range(len(children))}
