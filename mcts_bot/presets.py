@@ -28,6 +28,7 @@ from typing import Dict, Union
 
 from mcts_bot.core.gumbel import GumbelRoot
 from mcts_bot.core.policies import (
+    RememberedChoice,
     botbowl_order,
     most_visited,
     normalized_ucb1,
@@ -50,6 +51,10 @@ from mcts_bot.knowledge.priors import (
 )
 from mcts_bot.knowledge.scripted import scripted_action
 from mcts_bot.knowledge.value import learned_value
+
+# grod prices every player's plans for each choice: its choices are remembered per state (one memo
+# for the priors and the playouts).
+GROD_CHOICE = RememberedChoice(grod_action)
 
 VANILLA = Preset(
     name="vanilla",
@@ -107,7 +112,8 @@ ABLATIONS = (
     DEFAULT.replace(name="default-puct-wide", tree_policy=partial(puct, c=3.0)),
     VANILLA.replace(name="vanilla-shuffled", action_order=shuffled_order),
     # The other sparring partner's knowledge in the search: its choice leads the priors, and it finishes the actions.
-    DEFAULT.replace(name="default-grod", priors=partial(knowledge_priors, choose=grod_action), rollout_policy=grod_action),
+    DEFAULT.replace(name="default-grod", priors=partial(knowledge_priors, choose=GROD_CHOICE),
+                    rollout_policy=GROD_CHOICE),
     # Gumbel root selection (sequential halving) and its final choice, in place of PUCT and robust_child at the root.
     DEFAULT.replace(name="default-gumbel", root_selection=GumbelRoot()),
     # The same halving over the likeliest actions, with no noise: for play rather than self-play.

@@ -8,14 +8,16 @@ rollout policy's decisions and the leaf value (the heuristic). With --profile it
 top functions by own time.
 
 With --compare PART it times every search with and without one part, interleaved: the search
-copy's memo of botbowl's paths (`paths-memo`, `mcts_bot/adapter/search_copy.py`), its memo of set-ups
-(`setup-memo`: formations and each team's half of the pitch, same file), its list of each
+copy's memo of botbowl's paths (`paths-memo`, `mcts_bot/adapter/search_copy.py`), its memo of
+set-ups (`setup-memo`: formations and each team's half of the pitch, same file), its list of each
 square's neighbours (`neighbours`, same file), the faster bookkeeping of botbowl's forward model
-and squares (`fast-reversible`, `mcts_bot/adapter/fast_reversible.py`), or following a step
-that threw no dice to its one known outcome without hashing the state (`dice-free-hash`,
-`mcts_bot/core/search.py`), or the priors computed by the learned policy's model instead of the
-knowledge priors (`learned-policy`, `mcts_bot/knowledge/policy.py`: `--policy FILE`, else generation
-0, which gives the same priors and so the same trees: the difference is the model's own cost).
+and squares (`fast-reversible`, `mcts_bot/adapter/fast_reversible.py`), following a step that
+threw no dice to its one known outcome without hashing the state (`dice-free-hash`,
+`mcts_bot/core/search.py`), remembering a costly policy's choices per state (`choice-memo`:
+`RememberedChoice` in `mcts_bot/core/policies.py`, which `default-grod` plans with), or the priors
+computed by the learned policy's model instead of the knowledge priors (`learned-policy`,
+`mcts_bot/knowledge/policy.py`: `--policy FILE`, else generation 0, which gives the same priors and
+so the same trees: the difference is the model's own cost).
 
 With --workers 1 2 it compares instead the iterations per decision of `MCTSBot(workers=N)` at the
 same seconds per decision, on the same positions, the settings interleaved position by position
@@ -39,6 +41,7 @@ from mcts_bot.adapter import fast_reversible
 from mcts_bot.adapter.actions import legal_actions
 from mcts_bot.adapter.search_copy import SearchGame
 from mcts_bot.agent import PARALLEL_SCHEMES
+from mcts_bot.core.policies import RememberedChoice
 from mcts_bot.core.search import Budget, Search
 from mcts_bot.harness import cli
 from mcts_bot.harness.games import BOARD_SIZES, random_position
@@ -63,6 +66,10 @@ def _switch_neighbours(on: bool) -> None:
 
 def _switch_dice_free_hash(on: bool) -> None:
     Search.skip_dice_free_hash = on
+
+
+def _switch_choice_memo(on: bool) -> None:
+    RememberedChoice.enabled = on
 
 
 def _switch_fast_reversible(on: bool) -> None:
@@ -112,7 +119,7 @@ class Timed:
 # The parts --compare can switch off, each by a function of on/off.
 PARTS = {"paths-memo": _switch_paths_memo, "setup-memo": _switch_setup_memo, "neighbours": _switch_neighbours,
          "fast-reversible": _switch_fast_reversible, "dice-free-hash": _switch_dice_free_hash,
-         "learned-policy": _switch_learned_policy}
+         "learned-policy": _switch_learned_policy, "choice-memo": _switch_choice_memo}
 
 
 def main() -> None:

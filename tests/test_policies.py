@@ -162,3 +162,25 @@ def test_robust_child_without_priors_is_most_visited():
     assert robust_child(node) is most_visited(node) is node.children[1]
     with pytest.raises(ValueError, match="at least one child"):
         robust_child(node_with([]))
+
+
+def test_a_remembered_choice_asks_once_per_state_of_each_game_and_pickles_without_its_memo():
+    import copy
+    import pickle
+
+    from conftest import turn_position
+    from mcts_bot.core.policies import RememberedChoice
+
+    asked = []
+
+    def policy(game, rng=None):
+        asked.append(game)
+        return "choice"
+
+    remembered = RememberedChoice(policy)
+    game = turn_position(3, seed=1)
+    other = copy.deepcopy(game)  # the same state, but its own players: a remembered action would name the wrong ones
+    assert [remembered(game), remembered(game), remembered(other)] == ["choice"] * 3
+    assert asked == [game, other] and (remembered.hits, remembered.misses) == (1, 2)
+    sent = pickle.loads(pickle.dumps(RememberedChoice(ucb1)))  # as presets go to search workers
+    assert sent.policy is ucb1 and sent.hits == 0

@@ -305,3 +305,20 @@ def test_a_turn_tree_chooses_only_in_the_turn_it_decides(monkeypatch, turn_tree)
     root_turns = search_module._turns(game)
     assert len(turns) >= 200 and turns[0] == root_turns
     assert (set(turns) == {root_turns}) == turn_tree
+
+
+def test_remembering_grods_choices_leaves_the_search_unchanged(monkeypatch):
+    # `default-grod` remembers grod's choice per state (`RememberedChoice`): the same tree as asking
+    # grod every time, with most repeated states answered from the memo.
+    from mcts_bot.core.policies import RememberedChoice
+    from mcts_bot.presets import GROD_CHOICE
+
+    def tree(remember):
+        monkeypatch.setattr(RememberedChoice, "enabled", remember)
+        game = turn_position(11, seed=3)
+        return shape(mcts_bot.search(game, iterations=60, seed=2, preset="default-grod"), depth=4)
+
+    hits = GROD_CHOICE.hits
+    remembered = tree(True)
+    assert GROD_CHOICE.hits > hits
+    assert tree(False) == remembered
