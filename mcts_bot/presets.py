@@ -5,15 +5,18 @@ expansion in botbowl's order, the material heuristic, no rollouts (as in the see
 most visited child. It stays unchanged as the baseline every improvement is measured against.
 
 `default` is what `MCTSBot()` and `botbowl.make_bot("mcts")` play: it plans with Blood Bowl
-knowledge. PUCT over knowledge priors (the scripted policy's choice first, then block dice odds,
-path success and square values); each new leaf's player action finished by the scripted policy
-before the learned value (`knowledge.value`, seed 001) scores the board; a move and the end of that
-player's action as one decision; the subtree of the reached state kept for the next decision; the
-prior's first choice played unless the search found a better one beyond doubt (`robust_child` with
-z = 3: another child's lower bound three spreads below its mean must beat the first choice's mean;
-with z = 1, the default until commit 3c57d23 and now `default-z1`, the search overruled its priors in
-20-34% of 11-player decisions and lost more to other styles).
-`learned` is the same settings under the name its measurements were run with.
+knowledge. PUCT over knowledge priors (a rule-based policy's choice first, then block dice odds,
+path success and square values); each new leaf's player action finished by that policy before the
+learned value (`knowledge.value`, seed 001) scores the board; a move and the end of that player's
+action as one decision; the subtree of the reached state kept for the next decision; the prior's
+first choice played unless the search found a better one beyond doubt (`robust_child` with z = 3:
+another child's lower bound three spreads below its mean must beat the first choice's mean; with
+z = 1, the default until commit 3c57d23 and now `default-z1`, the search overruled its priors in
+20-34% of 11-player decisions and lost more to other styles). The rule-based policy is the board's
+(`board_choice`): on the Bot Bowl board (11 players a side) `grod`'s, every player's plans priced
+by gain and risk; on smaller boards the scripted policy's. `default-scripted` plays the scripted
+policy on every board, as the default did up to commit a88d236; `default-grod` plays `grod`'s.
+`learned` is `default-scripted` under the name its measurements were run with.
 
 `default-threat-heuristic` is the default before the learned value (up to commit 2377935): the
 hand-made threat heuristic at the leaves. `previous` is the default before the knowledge-based
@@ -24,7 +27,11 @@ measurements of what each is worth.
 from __future__ import annotations
 
 from functools import partial
-from typing import Dict, Union
+from typing import Dict, Optional, Union
+
+import botbowl
+import numpy as np
+from botbowl.core import Action
 
 from mcts_bot.core.gumbel import GumbelRoot
 from mcts_bot.core.policies import (
@@ -55,6 +62,16 @@ from mcts_bot.knowledge.value import learned_value
 # grod prices every player's plans for each choice: its choices are remembered per state (one memo
 # for the priors and the playouts).
 GROD_CHOICE = RememberedChoice(grod_action)
+BOT_BOWL_PLAYERS = 11  # players a side on the board Bot Bowl is played on
+
+
+def board_choice(game: botbowl.Game, rng: Optional[np.random.RandomState] = None) -> Action:
+    """The rule-based choice the default plans with: `grod`'s on the Bot Bowl board, where the search
+    on it scored better against both sparring partners than on the scripted policy's
+    (docs/bot-bowl-board.md); the scripted policy's on smaller boards, where only that was measured."""
+    policy = GROD_CHOICE if game.config.pitch_max >= BOT_BOWL_PLAYERS else scripted_action
+    return policy(game, rng)
+
 
 VANILLA = Preset(
     name="vanilla",
@@ -66,8 +83,8 @@ VANILLA = Preset(
     rollouts=False,
 )
 
-DEFAULT = VANILLA.replace(
-    name="default",
+DEFAULT_SCRIPTED = VANILLA.replace(
+    name="default-scripted",
     tree_policy=puct,
     final_policy=partial(robust_child, z=3.0),
     priors=knowledge_priors,
@@ -79,7 +96,10 @@ DEFAULT = VANILLA.replace(
     reuse_tree=True,
 )
 
-LEARNED = DEFAULT.replace(name="learned")
+DEFAULT = DEFAULT_SCRIPTED.replace(name="default", priors=partial(knowledge_priors, choose=board_choice),
+                                   rollout_policy=board_choice)
+
+LEARNED = DEFAULT_SCRIPTED.replace(name="learned")
 
 PREVIOUS = VANILLA.replace(
     name="previous",
@@ -111,7 +131,7 @@ ABLATIONS = (
     DEFAULT.replace(name="default-puct-greedy", tree_policy=partial(puct, c=0.75)),
     DEFAULT.replace(name="default-puct-wide", tree_policy=partial(puct, c=3.0)),
     VANILLA.replace(name="vanilla-shuffled", action_order=shuffled_order),
-    # The other sparring partner's knowledge in the search: its choice leads the priors, and it finishes the actions.
+    # The other sparring partner's knowledge on every board: its choice leads the priors, and it finishes the actions.
     DEFAULT.replace(name="default-grod", priors=partial(knowledge_priors, choose=GROD_CHOICE),
                     rollout_policy=GROD_CHOICE),
     # Gumbel root selection (sequential halving) and its final choice, in place of PUCT and robust_child at the root.
@@ -120,7 +140,8 @@ ABLATIONS = (
     DEFAULT.replace(name="default-halving", root_selection=GumbelRoot(gumbel_scale=0.0)),
 )
 
-PRESETS: Dict[str, Preset] = {preset.name: preset for preset in (VANILLA, DEFAULT, LEARNED, PREVIOUS) + ABLATIONS}
+PRESETS: Dict[str, Preset] = {preset.name: preset
+                              for preset in (VANILLA, DEFAULT, DEFAULT_SCRIPTED, LEARNED, PREVIOUS) + ABLATIONS}
 
 
 def get_preset(preset: Union[str, Preset]) -> Preset:

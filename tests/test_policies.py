@@ -116,6 +116,25 @@ def test_vanilla_is_the_seeds_algorithm():
     assert vanilla.widening is None and not vanilla.reuse_tree and not vanilla.stop_when_decided
 
 
+def test_the_default_plans_with_grod_on_the_bot_bowl_board_and_the_scripted_policy_on_smaller_ones(monkeypatch):
+    from functools import partial
+
+    from conftest import turn_position
+    from mcts_bot import get_preset, presets
+    from mcts_bot.knowledge.priors import knowledge_priors
+    from mcts_bot.knowledge.scripted import scripted_action
+    monkeypatch.setattr(presets.GROD_CHOICE, "policy", lambda game, rng=None: "grod")
+    monkeypatch.setattr(presets, "scripted_action", lambda game, rng=None: "scripted")
+    assert [presets.board_choice(turn_position(board, seed=0)) for board in (11, 5, 3)] == ["grod", "scripted", "scripted"]
+    default = get_preset("default")
+    assert default.rollout_policy is presets.board_choice
+    assert isinstance(default.priors, partial) and default.priors.func is knowledge_priors
+    assert default.priors.keywords == {"choose": presets.board_choice}
+    # The default until the change, on every board; and `learned`, the settings its measurements ran with.
+    for name in ("default-scripted", "learned"):
+        assert get_preset(name).priors is knowledge_priors and get_preset(name).rollout_policy is scripted_action
+
+
 def test_a_childs_bias_adds_to_its_score():
     node = node_with([(10, 6.0), (10, 5.0)])
     assert ucb1(node) is node.children[0] and normalized_ucb1(node) is node.children[0]
