@@ -14,8 +14,8 @@ square's neighbours (`neighbours`, same file), the faster bookkeeping of botbowl
 and squares (`fast-reversible`, `mcts_bot/adapter/fast_reversible.py`), following a step that
 threw no dice to its one known outcome without hashing the state (`dice-free-hash`,
 `mcts_bot/core/search.py`), remembering a costly policy's choices per state (`choice-memo`:
-`RememberedChoice` in `mcts_bot/core/policies.py`, which `default-grod` plans with), or the priors
-computed by the learned policy's model instead of the knowledge priors (`learned-policy`,
+`RememberedChoice` in `mcts_bot/core/policies.py`, `grod`'s for the default on 11 players), or the
+priors computed by the learned policy's model instead of the knowledge priors (`learned-policy`,
 `mcts_bot/knowledge/policy.py`: `--policy FILE`, else generation 0, which gives the same priors and
 so the same trees: the difference is the model's own cost).
 

@@ -194,7 +194,7 @@ def random_rollout_policy(game: botbowl.Game, rng: np.random.RandomState) -> Act
 
 class RememberedChoice:
     """A deterministic policy's choice remembered per state of each game, for a policy worth more
-    than the state's hash (`grod_action`: tens of milliseconds to price a turn's plans on 11 players).
+    than the state's hash (`grod_action`, which on 11 players prices every player's candidates).
 
     Call it as a rollout policy, `(game, rng)`, or as the priors' `choose`, `(game)`: one memo serves
     both, so a new leaf's playout and, at its next visit, its priors ask the policy once. In a
