@@ -67,11 +67,20 @@ def main() -> None:
     model = training.train(train_games, target=args.target, lam=args.lam, seed=args.seed, hidden=args.hidden,
                            epochs=args.epochs)
     calibration = training.calibrated_heuristic(train_games)
-    results = training.scores(model, calibration, test_games)
+    shipped = {"shipped value": ValueModel.load(model_path(args.board))} if model_path(args.board).exists() else {}
+    results = training.scores(model, calibration, test_games, shipped)
     print(f"\nHeld-out games ({len(test_games)}), both teams' points of view:\n")
     print("| Value | Log-loss | Brier |\n|---|---:|---:|")
     for name, score in results.items():
         print(f"| {name} | {score['log_loss']:.4f} | {score['brier']:.4f} |")
+    groups = training.by_matchup(test_games)
+    if len(groups) > 1:  # data of several pairings of bots: how each value predicts each pairing's games
+        names = ["learned value", *shipped]
+        print(f"\nHeld-out log-loss by the bots that played:\n\n| Games | Held out | {' | '.join(names)} |\n"
+              f"|---|---:|{'---:|' * len(names)}")
+        for pairing, part in groups.items():
+            part_scores = training.scores(model, calibration, part, shipped)
+            print(f"| {pairing} | {len(part)} | " + " | ".join(f"{part_scores[n]['log_loss']:.4f}" for n in names) + " |")
     model.info = {"board": str(args.board), "games": str(len(train_games)), "records": str(records),
                   "target": args.target if args.target == "mc" else f"td({args.lam:g})", "hidden": str(args.hidden),
                   "test": json.dumps(results), "data": " ".join(map(str, folders))}

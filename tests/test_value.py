@@ -188,6 +188,24 @@ def test_the_learned_preset_decides_by_a_search_the_model_scored():
     assert allowed_by_botbowl(game, action)
 
 
+def test_held_out_games_are_scored_per_pairing_of_bots_and_against_other_values():
+    games = _toy_games(12, seed=2)
+    pairings = ["grod-vs-grod", "mcts-default-vs-scripted", "grod-vs-grod"]
+    games.keys = [collect.CollectSpec(board=11, home=pairings[i % 3].split("-vs-")[0],
+                                      away=pairings[i % 3].split("-vs-")[1], seed=i, iterations=10).key
+                  for i in range(len(games))]
+    groups = training.by_matchup(games)
+    assert list(groups) == ["grod-vs-grod", "mcts-default-vs-scripted"]
+    assert [len(part) for part in groups.values()] == [8, 4]
+    assert groups["mcts-default-vs-scripted"].keys == games.keys[1::3]
+    good = training.fit(*games.flat(), *games.flat(), hidden=0, epochs=20)
+    blind = training.fit(*games.flat(), *games.flat(), hidden=0, epochs=20)
+    blind.w2 = np.zeros_like(blind.w2)  # a constant prediction
+    results = training.scores(good, training.calibrated_heuristic(games), games, {"shipped value": blind})
+    assert list(results)[:2] == ["learned value", "shipped value"]
+    assert results["learned value"]["log_loss"] < results["shipped value"]["log_loss"]
+
+
 def test_heuristic_calibration_stays_finite_when_the_heuristic_separates_the_results():
     # A heuristic that is right about every game drove the Newton steps of the calibration to
     # infinity (log-loss 4.5 on the 1-player board); the calibration must stay a sane fit.

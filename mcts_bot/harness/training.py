@@ -269,18 +269,34 @@ def calibrated_heuristic(games: Games) -> Tuple[float, float]:
     return float(params[0]), float(params[1])
 
 
-def scores(model: ValueModel, calibration: Tuple[float, float], test: Games) -> Dict[str, Dict[str, float]]:
-    """Log-loss and Brier score on the test games: learned, calibrated heuristic, raw heuristic, base rate."""
+def scores(model: ValueModel, calibration: Tuple[float, float], test: Games,
+           others: Optional[Dict[str, ValueModel]] = None) -> Dict[str, Dict[str, float]]:
+    """Log-loss and Brier score on the test games: learned, `others` (the shipped value, say), calibrated
+    heuristic, raw heuristic, base rate."""
     x, y = test.flat()
     h = np.clip(np.concatenate([np.concatenate([g, 1 - g]) for g in test.heuristic]), 1e-4, 1 - 1e-4)
     a, b = calibration
-    predictions = {
-        "learned value": model.predict(x),
+    predictions = {"learned value": model.predict(x)}
+    predictions.update({name: other.predict(x) for name, other in (others or {}).items()})
+    predictions.update({
         "threat heuristic, calibrated": 1 / (1 + np.exp(-np.clip(a * np.log(h / (1 - h)) + b, -30, 30))),
         "threat heuristic, raw": h,
         "constant 0.5": np.full(len(y), 0.5),
-    }
+    })
     return {name: {"log_loss": log_loss(p, y), "brier": brier(p, y)} for name, p in predictions.items()}
+
+
+def matchup(key: str) -> str:
+    """The bots of a collected game, from its key (`harness.collect.CollectSpec.key`): "grod-vs-scripted"."""
+    return key.split("-", 1)[1].split("-seed", 1)[0]
+
+
+def by_matchup(games: Games) -> Dict[str, Games]:
+    """The games grouped by who played them, in order of first appearance."""
+    groups: Dict[str, List[int]] = {}
+    for i, key in enumerate(games.keys):
+        groups.setdefault(matchup(key), []).append(i)
+    return {name: games.subset(index) for name, index in groups.items()}
 
 
 def calibration_plot(model: ValueModel, calibration: Tuple[float, float], test: Games, path: Path, title: str) -> Path:
