@@ -3,7 +3,9 @@
 Seed 001's idea (TD-Gammon) for Blood Bowl: instead of hand-set weights, a value learned from many
 games of competent play. The model is logistic regression or a network with one hidden layer
 (tanh), on standardised `features`; `scripts/train_value.py` trains it, and one file per board
-size ships in `mcts_bot/models/` (`value-<players>.npz`, a few kilobytes). `learned_value` is a
+size ships in `mcts_bot/knowledge/models/` (`value-<players>.npz`, about 40 KB): on 1-7 players
+fitted to scripted self-play, on 11 players to games between `scripted` and `grod` in all four
+pairings (docs/learned-value.md). `learned_value` is a
 `Heuristic` (game, team) -> [0, 1] like the hand-made ones, usable as `heuristic=` or through the
 `learned` preset.
 """
