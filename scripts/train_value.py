@@ -14,11 +14,17 @@ held-out games against the shipped value and against the root values themselves.
 import argparse
 import json
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 
 from mcts_bot.harness import cli, training
 from mcts_bot.knowledge.value import ValueModel, model_path
+
+
+def shipped_value(board: int) -> Optional[ValueModel]:
+    """The value the package ships for the board, to score a re-fit against (None if there is none)."""
+    return ValueModel.load(model_path(board)) if model_path(board).exists() else None
 
 
 def main() -> None:
@@ -67,7 +73,8 @@ def main() -> None:
     model = training.train(train_games, target=args.target, lam=args.lam, seed=args.seed, hidden=args.hidden,
                            epochs=args.epochs)
     calibration = training.calibrated_heuristic(train_games)
-    shipped = {"shipped value": ValueModel.load(model_path(args.board))} if model_path(args.board).exists() else {}
+    current = shipped_value(args.board)
+    shipped = {"shipped value": current} if current is not None else {}
     results = training.scores(model, calibration, test_games, shipped)
     print(f"\nHeld-out games ({len(test_games)}), both teams' points of view:\n")
     print("| Value | Log-loss | Brier |\n|---|---:|---:|")
@@ -108,7 +115,7 @@ def train_on_selfplay(parser: argparse.ArgumentParser, args: argparse.Namespace)
     train, test = data.subset(np.setdiff1d(games, test_games)), data.subset(test_games)
     print(f"{len(games)} self-play games, {len(data.x)} searched states: {len(games) - len(test_games)} games to "
           f"train on, {len(test_games)} held out; target (1 - {args.root_weight:g}) result + {args.root_weight:g} root value")
-    shipped = ValueModel.load(model_path(args.board)) if model_path(args.board).exists() else None
+    shipped = shipped_value(args.board)
     if args.fine_tune and shipped is None:
         parser.error(f"--fine-tune starts from the shipped value, and there is none at {model_path(args.board)}")
     model = training.train_on_selfplay(train, root_weight=args.root_weight, seed=args.seed, hidden=args.hidden,

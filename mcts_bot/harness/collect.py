@@ -53,6 +53,11 @@ class CollectSpec:
                 f"-{self.seconds}s-{self.iterations}it")
 
 
+def pairing_of(key: str) -> str:
+    """The bots of a collected game from its `CollectSpec.key` (the saved file's name): "grod-vs-scripted"."""
+    return key.split("-", 1)[1].split("-seed", 1)[0]
+
+
 def specs(board: int, home: str, away: str, games: int, base_seed: int = 0, **options) -> List[CollectSpec]:
     """`games` games, each seeded from the base seed and its number (the same command, the same games)."""
     return [CollectSpec(board=board, home=home, away=away,

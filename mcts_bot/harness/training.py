@@ -18,7 +18,7 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from mcts_bot.harness import plots
-from mcts_bot.harness.collect import saved_games
+from mcts_bot.harness.collect import pairing_of, saved_games
 from mcts_bot.knowledge.features import NUM_FEATURES
 from mcts_bot.knowledge.value import ValueModel
 
@@ -286,16 +286,11 @@ def scores(model: ValueModel, calibration: Tuple[float, float], test: Games,
     return {name: {"log_loss": log_loss(p, y), "brier": brier(p, y)} for name, p in predictions.items()}
 
 
-def matchup(key: str) -> str:
-    """The bots of a collected game, from its key (`harness.collect.CollectSpec.key`): "grod-vs-scripted"."""
-    return key.split("-", 1)[1].split("-seed", 1)[0]
-
-
 def by_matchup(games: Games) -> Dict[str, Games]:
     """The games grouped by who played them, in order of first appearance."""
     groups: Dict[str, List[int]] = {}
     for i, key in enumerate(games.keys):
-        groups.setdefault(matchup(key), []).append(i)
+        groups.setdefault(pairing_of(key), []).append(i)
     return {name: games.subset(index) for name, index in groups.items()}
 
 
