@@ -126,6 +126,8 @@ ABLATIONS = (
     DEFAULT.replace(name="default-no-reuse", reuse_tree=False),
     DEFAULT.replace(name="default-most-visited", final_policy=most_visited),
     DEFAULT.replace(name="default-z1", final_policy=robust_child),
+    # Overrule the priors only for a gain in value the leaf value's own errors are unlikely to explain.
+    DEFAULT.replace(name="default-margin", final_policy=partial(robust_child, z=3.0, min_gain=0.02)),
     DEFAULT.replace(name="default-turn-tree", turn_tree=True),
     DEFAULT.replace(name="default-span-floor", tree_policy=partial(puct, min_span=0.1)),
     DEFAULT.replace(name="default-puct-greedy", tree_policy=partial(puct, c=0.75)),

@@ -160,6 +160,9 @@ def test_robust_child_keeps_the_priors_choice_unless_another_is_better_beyond_do
     # 0.02 / sqrt(10) > 0.50.
     calm = _rooted([(20, 0.50), (10, 0.52)], [0.6, 0.4], spread=0.01)
     assert robust_child(calm) is calm.children[1]
+    # Unless the bound must also clear a margin: 0.514 is not 0.02 above 0.50.
+    assert robust_child(calm, min_gain=0.02) is calm.children[0]
+    assert robust_child(calm, min_gain=0.01) is calm.children[1]
     clear = _rooted([(20, 0.50), (30, 0.60)], [0.6, 0.4], spread=0.1)
     assert robust_child(clear) is clear.children[1]
     # Not the most visited either: the best lower bound wins among the others.

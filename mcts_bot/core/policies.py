@@ -125,7 +125,8 @@ def most_visited(node: ActionNode) -> ChanceNode:
     return max(node.children, key=lambda child: (child.visits, child.value))
 
 
-def robust_child(node: ActionNode, z: float = 1.0, min_visits: int = 4, min_spread: float = 0.02) -> ChanceNode:
+def robust_child(node: ActionNode, z: float = 1.0, min_visits: int = 4, min_spread: float = 0.02,
+                 min_gain: float = 0.0) -> ChanceNode:
     """The prior's first choice, unless the search found a better one beyond doubt.
 
     With a small budget the visit counts mostly echo the priors, and the best mean is mostly the
@@ -135,8 +136,10 @@ def robust_child(node: ActionNode, z: float = 1.0, min_visits: int = 4, min_spre
     bound. The bound is mean - z * s / sqrt(visits), with s the spread of all the node's values (at
     least `min_spread`): a child's own spread says little after a few visits whose leaves happened
     to agree. If the first child has fewer than `min_visits` visits (the search turned away from
-    it), the best lower bound among the children that have them wins. Without priors it is
-    `most_visited`. Meant for the root (our choice).
+    it), the best lower bound among the children that have them wins. `min_gain` asks the bound to
+    beat the first child's mean by that much more: the leaf value's own errors between siblings
+    do not shrink with visits as the sampling noise does. Without priors it is `most_visited`.
+    Meant for the root (our choice).
     """
     if not node.children:
         raise ValueError("robust_child needs a node with at least one child")
@@ -152,7 +155,7 @@ def robust_child(node: ActionNode, z: float = 1.0, min_visits: int = 4, min_spre
     if not tried:
         return most_visited(node)
     best = max(tried, key=lower_bound)
-    if first.visits < min_visits or lower_bound(best) > first.value:
+    if first.visits < min_visits or lower_bound(best) > first.value + min_gain:
         return best
     return first
 
