@@ -1,0 +1,115 @@
+"""`grod` with one idea changed, as bots of one's own for `--bots FILE.py:CLASS` (docs/bot-bowl-board.md).
+
+Each variant patches `mcts_bot.knowledge.grod` only while it decides and restores it after, so an
+opponent playing the shipped `grod` in the same process is not affected. They are probes, measured
+against the shipped bot with no search; none was kept:
+
+    scripts/run.sh trace --bots docs/probes/grod_variants.py:WeightsGrod grod --board 11 --games 100 --seed 500
+    GROD_WEIGHTS="TURNOVER_BASE=3" ...   # the module weights WeightsGrod sets, comma-separated NAME=VALUE
+"""
+import os
+from contextlib import contextmanager
+from typing import Dict, Iterator, Optional
+
+import botbowl
+from botbowl.core import Action
+
+from mcts_bot.knowledge import grod
+from mcts_bot.knowledge.grod import Board, GrodBot, Plan
+
+
+@contextmanager
+def patched(values: Dict[str, object]) -> Iterator[None]:
+    """`grod`'s module attributes set to `values` for the duration."""
+    saved = {name: getattr(grod, name) for name in values}
+    for name, value in values.items():
+        setattr(grod, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(grod, name, value)
+
+
+class PatchedGrod(GrodBot):
+    """`grod` deciding with `self.patch` in place of the shipped module attributes."""
+    patch: Dict[str, object] = {}
+
+    def act(self, game: botbowl.Game) -> Action:
+        with patched(self.patch):
+            return super().act(game)
+
+
+def weights_from_env(text: Optional[str]) -> Dict[str, object]:
+    """`NAME=VALUE,...` as grod's weights; a clear error for an unknown name or a bad number."""
+    weights: Dict[str, object] = {}
+    for item in filter(None, (part.strip() for part in (text or "").split(","))):
+        name, _, value = item.partition("=")
+        if not hasattr(grod, name) or not isinstance(getattr(grod, name), (int, float)):
+            raise ValueError(f"GROD_WEIGHTS: {name!r} is not a weight of mcts_bot/knowledge/grod.py")
+        try:
+            weights[name] = type(getattr(grod, name))(value)
+        except ValueError:
+            raise ValueError(f"GROD_WEIGHTS: {item!r} needs a number, as NAME=VALUE") from None
+    return weights
+
+
+class WeightsGrod(PatchedGrod):
+    """`grod` with the weights of $GROD_WEIGHTS (e.g. TURNOVER_BASE=3,CAGE_PACE=6)."""
+
+    def __init__(self, name: str = "grod-weights", seed: Optional[int] = None):
+        super().__init__(name, seed)
+        self.patch = weights_from_env(os.environ.get("GROD_WEIGHTS"))
+
+
+# -- blocks that open the carrier's lane
+LANE_VALUE = 4.0  # knocking down an opponent in the carrier's way, at one square ahead (less further out)
+_knockdown_value = grod.knockdown_value
+
+
+def lane_knockdown_value(board: Board, defender: botbowl.Player) -> float:
+    """The shipped value, plus LANE_VALUE for an opponent standing in our carrier's way: ahead of
+    him within his reach, in a lane that widens by a square every two squares out."""
+    value = _knockdown_value(board, defender)
+    carrier = board.our_carrier
+    if carrier is None or board.final_turn:
+        return value
+    c, d = carrier.position, defender.position
+    if c.distance(d) <= 1:
+        return value  # marking him: FREES_CARRIER counts it already
+    ahead = (d.x - c.x) * board.forward
+    reach = carrier.get_ma() + 1
+    if 1 <= ahead <= reach and abs(d.y - c.y) <= 1 + ahead // 2:
+        value += LANE_VALUE * (1.0 - (ahead - 1) / (reach + 1))
+    return value
+
+
+class LaneGrod(PatchedGrod):
+    """`grod` whose blocks also count the way they open for its carrier."""
+    patch = {"knockdown_value": lane_knockdown_value}
+
+    def __init__(self, name: str = "grod-lane", seed: Optional[int] = None):
+        super().__init__(name, seed)
+
+
+# -- safe actions before risky ones
+RISKY = 0.02  # a plan at least this likely to turn the ball over waits
+SAFE_FIRST_MIN = 1.0  # for a safe plan worth at least this much
+_best_plan = grod.best_plan
+
+
+def safe_first_best_plan(plans) -> Optional[Plan]:
+    """The shipped choice, unless it is risky and a safe plan worth SAFE_FIRST_MIN is left: then that."""
+    best = _best_plan(plans)
+    if best is None or best.p_turnover <= RISKY:
+        return best
+    safe = [p for p in plans if not p.deferred and p.p_turnover <= RISKY and p.score >= SAFE_FIRST_MIN]
+    return max(safe, key=lambda p: p.score) if safe else best
+
+
+class SafeFirstGrod(PatchedGrod):
+    """`grod` that plays every safe action worth playing before a risky one (the carrier still last)."""
+    patch = {"best_plan": safe_first_best_plan}
+
+    def __init__(self, name: str = "grod-safe-first", seed: Optional[int] = None):
+        super().__init__(name, seed)

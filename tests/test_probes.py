@@ -1,0 +1,52 @@
+"""The probes of docs/probes/ (`grod` with one idea changed, measured in docs/bot-bowl-board.md):
+they load as bots of one's own, play legal games, and leave the shipped `grod` as it was."""
+import sys
+from pathlib import Path
+
+import pytest
+from botbowl.ai.bots.random_bot import RandomBot
+
+from conftest import arranged_position, legality_checked
+from mcts_bot.harness.bots import load_agent_class
+from mcts_bot.harness.games import make_game
+from mcts_bot.knowledge import grod
+from mcts_bot.knowledge.grod import Board
+
+PROBES = Path(__file__).resolve().parents[1] / "docs" / "probes" / "grod_variants.py"
+SHIPPED = {name: getattr(grod, name) for name in ("knockdown_value", "best_plan", "TURNOVER_BASE")}
+
+
+def probes():
+    """The probes' module, loaded as `--bots FILE.py:CLASS` loads it."""
+    return sys.modules[load_agent_class(PROBES, "WeightsGrod").__module__]
+
+
+@pytest.mark.parametrize("class_name", ["WeightsGrod", "LaneGrod", "SafeFirstGrod"])
+def test_each_probe_plays_a_legal_game_and_restores_grod(class_name, monkeypatch):
+    monkeypatch.setenv("GROD_WEIGHTS", "TURNOVER_BASE=3")
+    bot = legality_checked(load_agent_class(PROBES, class_name))(class_name, seed=1)
+    game = make_game(3, bot, RandomBot("random", seed=2), seed=3)
+    game.init()
+    assert game.state.game_over and bot.decisions > 20 and bot.illegal == []
+    assert {name: getattr(grod, name) for name in SHIPPED} == SHIPPED
+
+
+def test_weights_are_read_from_the_environment_with_clear_errors():
+    weights_from_env = probes().weights_from_env
+    assert weights_from_env("TURNOVER_BASE=3, CAGE_PACE=6") == {"TURNOVER_BASE": 3.0, "CAGE_PACE": 6.0}
+    assert weights_from_env(None) == {}
+    with pytest.raises(ValueError, match="not a weight"):
+        weights_from_env("NO_SUCH_WEIGHT=1")
+    with pytest.raises(ValueError, match="needs a number"):
+        weights_from_env("TURNOVER_BASE=high")
+
+
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_the_lane_probe_values_an_opponent_in_the_carriers_way(side):
+    lane = probes().lane_knockdown_value
+    # Our carrier 8 squares out; one opponent two squares ahead of him in his row, one behind him.
+    game = arranged_position(3, side, ours={0: (8, 4)}, theirs={0: (6, 4), 1: (11, 4)}, carrier=0)
+    board = Board(game, game.active_team)
+    in_the_way, behind = (game.get_opp_team(game.active_team).players[i] for i in (0, 1))
+    assert lane(board, in_the_way) > grod.knockdown_value(board, in_the_way)
+    assert lane(board, behind) == grod.knockdown_value(board, behind)
