@@ -120,6 +120,7 @@ class MCTSBot(botbowl.Agent):
         self.workers = SearchWorkers(workers, self.preset, seed,
                                      serve=tree_parallel.serve if parallel == "tree" else root_parallel.serve)
         self.last_root: Optional[ActionNode] = None  # the last search's tree, released when the next one starts
+        self.last_choice: Optional[ChanceNode] = None  # the child of `last_root` it played
         self._played: Optional[ChanceNode] = None  # with reuse_tree: the tree's edge for the last action played
         self.last_stats: Optional[SearchStats] = None
         self.totals = GameTotals()
@@ -127,7 +128,7 @@ class MCTSBot(botbowl.Agent):
         self._carried_before = False  # whether the player of `_last_action` held the ball before it
 
     def new_game(self, game: botbowl.Game, team: botbowl.Team) -> None:
-        self.last_root = None
+        self.last_root = self.last_choice = None
         self._played = None
         self.last_stats = None
         self.totals = GameTotals()
@@ -135,7 +136,7 @@ class MCTSBot(botbowl.Agent):
         self._start_workers(game, team)
 
     def end_game(self, game: botbowl.Game) -> None:
-        self.last_root = None
+        self.last_root = self.last_choice = None
         self._played = None
         self._last_action = None
         self.workers.stop()
@@ -156,7 +157,7 @@ class MCTSBot(botbowl.Agent):
         self.totals.decisions += 1
         # Release the previous tree before building the next (reuse_tree keeps a part); a decision
         # made without a search leaves both None.
-        self.last_root = self.last_stats = None
+        self.last_root = self.last_choice = self.last_stats = None
         try:
             return self._in_game(game, self._decide(game, start))
         except Exception as exc:  # noqa: BLE001 - a bot that raises loses the rest of its series
@@ -226,6 +227,7 @@ class MCTSBot(botbowl.Agent):
             return self._fallback(game)
         # expand_all put the root's children in prior order: the first is the priors' own choice.
         self.totals.overruled += self.preset.priors is not None and chosen is not result.root.children[0]
+        self.last_choice = chosen
         if self.preset.reuse_tree:
             self._played = chosen
         action = chosen.action

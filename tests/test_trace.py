@@ -30,6 +30,8 @@ def consistent(counts: dict) -> None:
     assert c.guards_0 + c.guards_1 + c.guards_2_plus == c.turn_ends_with_ball
     assert c.sideline_ends <= c.turn_ends_with_ball
     assert c.blitzes_without_block <= c.blitzes and c.carrier_blocks <= c.blocks
+    assert c.overrules <= c.searches and c.start_searches <= c.searches and c.start_overrules <= c.overrules
+    assert c.start_overrules <= c.start_searches and (c.overrules > 0 or c.overrule_gain == 0)
 
 
 @pytest.mark.parametrize("board,bots,side,seed", [
@@ -46,6 +48,19 @@ def test_counts_agree_with_each_other_and_with_the_score(board, bots, side, seed
     assert record["holder_mismatches"] == 0  # the reports told where the ball was, as the board shows it
     a, b = record["counts"]["A"], record["counts"]["B"]
     assert a["possessions"] + b["possessions"] > 0 and a["blocks"] + b["blocks"] > 0
+
+
+def test_the_searches_overrules_are_counted_for_the_searching_bot_only():
+    record = trace.play_traced_game(trace.TraceSpec(board=3, bots=("mcts", "scripted"), side="home", seed=4,
+                                                    iterations=30))
+    a, b = (trace.Counts.from_dict(record["counts"][role]) for role in trace.ROLES)
+    assert a.searches > 50 and a.start_searches > 10 and 0 < a.overrules < a.searches
+    # An overrule plays a child whose lower bound beat the first's mean (or a first left with too
+    # few visits to count): their gains sum above 0.
+    assert a.overrule_gain > 0
+    assert b.searches == b.overrules == 0
+    table = trace.markdown_table([record])
+    assert f"| Searched decisions: the priors' choice overruled | {a.overrules}/{a.searches} " in table
 
 
 @contextmanager

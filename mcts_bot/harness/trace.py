@@ -39,6 +39,10 @@ team's turn, and its end). The counts, one team's over one game (`Counts`):
   else (a fouler sent off, say) is "other".
 - blitzes (BLITZ_ACTION_STARTED) and those without a block (no block dice rolled by the blitzer
   before his team's next action or the end of the turn).
+- for a bot that searches with priors (MCTS): the decisions it searched, those at the start of a
+  player action (botbowl's Turn procedure: which player does what), how many of each played
+  another child than the priors' first choice (overruled), and the overruling child's mean value
+  less the first child's, summed (its mean gain in the search's own estimate of the win chance).
 
 A turn that ends by a turnover on the last turn of a half with the team still holding the ball is
 not looked at (the board is cleared before the next decision): `GameTracer.unobserved_turn_ends`
@@ -114,6 +118,11 @@ class Counts:
     turnovers_other: int = 0
     blitzes: int = 0
     blitzes_without_block: int = 0
+    searches: int = 0
+    overrules: int = 0
+    start_searches: int = 0  # searched at the start of a player action
+    start_overrules: int = 0
+    overrule_gain: float = 0.0  # summed over the overrules
 
     def add(self, other: "Counts") -> None:
         for f in fields(self):
@@ -559,8 +568,10 @@ class TracedAgent(botbowl.Agent):
         super().__init__(bot.name)
         self.bot = bot
         self._tracer_of = tracer_of  # () -> the game's GameTracer, shared by both sides
+        self._team_id: Optional[str] = None
 
     def new_game(self, game, team):
+        self._team_id = team.team_id
         self.bot.new_game(game, team)
 
     def end_game(self, game):
@@ -570,9 +581,24 @@ class TracedAgent(botbowl.Agent):
     def act(self, game) -> Action:
         tracer = self._tracer_of()
         tracer.observe(game)
+        at_start = isinstance(game.get_procedure(), Turn)
         action = self.bot.act(game)
         tracer.chosen(game, action)
+        self._count_search(tracer.counts[self._team_id], at_start)
         return action
+
+    def _count_search(self, counts: Counts, at_start: bool) -> None:
+        """The decision's search, if the bot searched it with priors: overruled or not, and by how much."""
+        root, choice = getattr(self.bot, "last_root", None), getattr(self.bot, "last_choice", None)
+        if root is None or choice is None or not root.children or root.children[0].prior is None:
+            return
+        overruled = choice is not root.children[0]
+        counts.searches += 1
+        counts.overrules += overruled
+        counts.start_searches += at_start
+        counts.start_overrules += overruled and at_start
+        if overruled:
+            counts.overrule_gain += choice.value - root.children[0].value
 
 
 # ------------------------------------------------------------------------------------------ playing
@@ -758,6 +784,10 @@ ROWS = [
     ("- by a pass or hand-off not caught", lambda c, g: str(c.turnovers_ball)),
     ("- by the blocker knocked down", lambda c, g: str(c.turnovers_knocked_down)),
     ("- other", lambda c, g: str(c.turnovers_other)),
+    ("Searched decisions: the priors' choice overruled", lambda c, g: _share(c.overrules, c.searches)),
+    ("- at the start of a player action", lambda c, g: _share(c.start_overrules, c.start_searches)),
+    ("Mean value gain of an overrule (the search's win chance)",
+     lambda c, g: f"{c.overrule_gain / c.overrules:.3f}" if c.overrules else "-"),
 ]
 
 
