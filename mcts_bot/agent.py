@@ -156,7 +156,7 @@ class MCTSBot(botbowl.Agent):
         start = time.perf_counter()
         self.totals.decisions += 1
         # Release the previous tree before building the next (reuse_tree keeps a part); a decision
-        # made without a search leaves both None.
+        # made without a search leaves them None.
         self.last_root = self.last_choice = self.last_stats = None
         try:
             return self._in_game(game, self._decide(game, start))
