@@ -157,27 +157,43 @@ def test_a_tree_parallel_search_keeps_its_budget_and_its_statistics():
 
 
 _play = tree_parallel.play
+HOLD_SECONDS = 0.2  # an iteration asked for this close to the deadline ...
+LATE_SECONDS = 0.1  # ... answers only this long after it
 
 
-def slow_play(*args):
-    """A helper's iteration that takes 0.2 s (helpers are forked with the patch)."""
-    time.sleep(0.2)
-    return _play(*args)
+def play_late_near_the_deadline(search, prescription, expand, deadline=None):
+    """A helper's iteration (helpers are forked with the patch): at once early in a decision; one
+    asked for in its last `HOLD_SECONDS` answers `LATE_SECONDS` after the deadline, so a result is
+    still out at every deadline however loaded the machine (a fixed slowness left too little time
+    for the helper's answers on a slow one)."""
+    if deadline is not None and deadline - time.perf_counter() < HOLD_SECONDS:
+        time.sleep(max(0.0, deadline - time.perf_counter()) + LATE_SECONDS)
+    return _play(search, prescription, expand, deadline)
 
 
 def test_a_result_still_out_at_the_deadline_is_let_go_without_an_error(monkeypatch):
-    # A helper that answers, only slowly, has an iteration under way at every deadline: the
-    # decision lets it go (and ends in time), the next throws its answer away, and the helper stays.
-    monkeypatch.setattr(tree_parallel, "play", slow_play)
+    # A helper has an iteration under way at every deadline: the decision lets it go (and ends in
+    # time), the next throws its answer away, and the helper stays and keeps helping.
+    monkeypatch.setattr(tree_parallel, "play", play_late_near_the_deadline)
+    out_at_the_end = []
+    abandon = tree_parallel.TreeHelpers.abandon
+
+    def counting_abandon(self):
+        out_at_the_end.append(len(self.jobs))
+        abandon(self)
+
+    monkeypatch.setattr(tree_parallel.TreeHelpers, "abandon", counting_abandon)
     game = turn_position(3, seed=4)
-    bot = mcts_bot.MCTSBot(seconds=0.5, seed=0, workers=2, parallel="tree")
+    seconds = 1.0
+    bot = mcts_bot.MCTSBot(seconds=seconds, seed=0, workers=2, parallel="tree")
     bot.new_game(game, game.active_team)
     try:
         helper = bot.workers._helpers[0][0]
         for _ in range(2):
             start = time.perf_counter()
             bot.act(game)
-            assert time.perf_counter() - start < 0.5 + 0.3  # (slack for a loaded machine)
+            assert time.perf_counter() - start < seconds + 0.3  # (slack for a loaded machine)
+            assert out_at_the_end[-1] >= 1  # a result was still out, and was let go
             assert bot.last_stats.merged_iterations >= 1 and bot.last_stats.error is None
             assert visits_consistent(bot.last_root)
         assert bot.totals.errors == 0 and bot.workers._helpers[0][0] is helper and helper.is_alive()
