@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from botbowl.ai.bots.random_bot import RandomBot
 
-from conftest import arranged_position, legality_checked
+from conftest import arranged_position, give_ball_to_opponent, legality_checked
 from mcts_bot.harness.bots import load_agent_class
 from mcts_bot.harness.games import make_game
 from mcts_bot.knowledge import grod
@@ -21,7 +21,7 @@ def probes():
     return sys.modules[load_agent_class(PROBES, "WeightsGrod").__module__]
 
 
-@pytest.mark.parametrize("class_name", ["WeightsGrod", "LaneGrod", "SafeFirstGrod"])
+@pytest.mark.parametrize("class_name", ["WeightsGrod", "LaneGrod", "SafeFirstGrod", "CageBreakGrod"])
 def test_each_probe_plays_a_legal_game_and_restores_grod(class_name, monkeypatch):
     monkeypatch.setenv("GROD_WEIGHTS", "TURNOVER_BASE=3")
     bot = legality_checked(load_agent_class(PROBES, class_name))(class_name, seed=1)
@@ -50,3 +50,16 @@ def test_the_lane_probe_values_an_opponent_in_the_carriers_way(side):
     in_the_way, behind = (game.get_opp_team(game.active_team).players[i] for i in (0, 1))
     assert lane(board, in_the_way) > grod.knockdown_value(board, in_the_way)
     assert lane(board, behind) == grod.knockdown_value(board, behind)
+
+
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_the_cage_break_probe_values_a_guard_of_their_carrier(side):
+    cage_break = probes().cage_break_knockdown_value
+    # Their carrier with one guard beside him; another opponent three squares off.
+    game = arranged_position(3, side, ours={0: (8, 4)}, theirs={0: (10, 3), 1: (10, 4), 2: (10, 1)})
+    carrier = give_ball_to_opponent(game, 0)
+    board = Board(game, game.active_team)
+    guard, away = (game.get_opp_team(game.active_team).players[i] for i in (1, 2))
+    assert cage_break(board, guard) > grod.knockdown_value(board, guard)
+    assert cage_break(board, away) == grod.knockdown_value(board, away)
+    assert cage_break(board, carrier) == grod.knockdown_value(board, carrier)
