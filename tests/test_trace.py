@@ -48,6 +48,9 @@ def test_counts_agree_with_each_other_and_with_the_score(board, bots, side, seed
     assert record["holder_mismatches"] == 0  # the reports told where the ball was, as the board shows it
     a, b = record["counts"]["A"], record["counts"]["B"]
     assert a["possessions"] + b["possessions"] > 0 and a["blocks"] + b["blocks"] > 0
+    for counts in (a, b):  # traced from the kick-off: every possession ends, in one way
+        assert sum(counts[f"possessions_{how}"] for how in trace.POSSESSION_ENDS) == counts["possessions"]
+        assert counts["possessions_touchdown"] == counts["touchdowns"] and counts["possessions_other"] == 0
 
 
 def test_the_searches_overrules_are_counted_for_the_searching_bot_only():
@@ -86,6 +89,7 @@ def test_a_short_game_counted_by_hand():
     # A picks the ball up (a possession), fumbles a pass, picks it up again after a re-roll and scores:
     # one possession, the pick-up after the fumble is the same team's.
     assert (a.possessions, a.touchdowns, a.passes_tried, a.passes_completed) == (1, 1, 1, 0)
+    assert a.possessions_touchdown == 1  # the fumbled pass was picked up again: not a loss
     assert (a.catches_tried, a.catches_failed) == (3, 3)  # the re-rolled failed catch is one try
     assert (a.pickups_tried, a.pickups_failed, a.gfis_tried, a.team_rerolls) == (3, 1, 2, 2)
     assert (a.turnovers, a.turnovers_ball, a.turnovers_pickup) == (2, 1, 1)
@@ -94,6 +98,7 @@ def test_a_short_game_counted_by_hand():
     # B gets the ball by a touchback, stands still one turn with it, and falls dodging with it the next.
     assert (b.possessions, b.turns_with_ball, b.kept_turns, b.kept_turns_no_gain) == (1, 2, 1, 1)
     assert (b.dodges_tried, b.dodges_failed, b.turnovers, b.turnovers_dodge) == (3, 2, 2, 2)
+    assert b.possessions_lost_own_turn == 1 and b.possessions_lost_their_turn == b.possessions_half == 0
 
 
 def _lineman_with_the_ball(rerolls: int):

@@ -12,6 +12,11 @@ team's turn, and its end). The counts, one team's over one game (`Counts`):
   drive was the other one, or nobody held it since the kick-off. A drive ends with a touchdown or
   the half. So a completed pass or hand-off, or a fumble picked up again by a teammate, does not
   start a new possession; a ball the other team held in between does.
+- how possessions ended: a touchdown; the other team came to hold the ball (or the half ended with
+  it loose) after the carrier lost it in the other team's turn (a block, a blitz, a push into the
+  crowd), in his own team's turn (a failed dodge or GFI, his own block), or in a pass or hand-off
+  not caught by a teammate; or the half ended with the team still holding it ("other": the other
+  team held it with no loss seen, which should stay 0).
 - turns: the team's turns (TURN_START; the kick-off's Blitz! and Quick Snap! turns are not turns).
 - turns with the ball: turns that start with one of the team's players holding the ball.
 - free receivers: at the start of a turn with the ball, the team's other players who are standing,
@@ -72,6 +77,7 @@ RESULTS_FILE = "traces.jsonl"
 TABLE_FILE = "trace.md"
 ROLES = ("A", "B")  # the two bots of a matchup, in the order given
 TURNOVER_CAUSES = ("dodge", "gfi", "pickup", "ball", "knocked_down", "other")
+POSSESSION_ENDS = ("touchdown", "lost_their_turn", "lost_own_turn", "lost_pass", "half", "other")
 
 
 @dataclass
@@ -80,6 +86,12 @@ class Counts:
 
     touchdowns: int = 0
     possessions: int = 0
+    possessions_touchdown: int = 0  # how they ended (POSSESSION_ENDS)
+    possessions_lost_their_turn: int = 0
+    possessions_lost_own_turn: int = 0
+    possessions_lost_pass: int = 0
+    possessions_half: int = 0
+    possessions_other: int = 0
     turns: int = 0
     turns_with_ball: int = 0
     free_receivers: int = 0  # summed over the turns with the ball
@@ -235,6 +247,7 @@ class GameTracer:
         self._seen = len(game.state.reports)
         self._holder: Optional[Tuple[str, str]] = None  # (player id, team id) of the carrier
         self._last_holder_team: Optional[str] = None  # in this drive
+        self._lost: Optional[str] = None  # how the last holder's team lost the ball it has not got back
         self._turn: Optional[_Turn] = None
         self._ended_by_turnover: Optional[_Turn] = None  # looked at after the reports of this decision
         self._end_turn: Optional[Tuple[_Turn, _TurnEnd]] = None  # the board when END_TURN was chosen
@@ -330,6 +343,8 @@ class GameTracer:
             if self._turn is not None:
                 self.unobserved_turn_ends += 1
                 self._turn = None
+            if self._last_holder_team is not None:
+                self._end_possession(self._last_holder_team, "half" if self._holder is not None else self._lost)
             self._new_drive()
         elif kind in _OUT_OF_TURN_ENDS:
             self._end_action()
@@ -438,6 +453,7 @@ class GameTracer:
         self._end_action()
         team = _team_id(report.player)
         self.counts[team].touchdowns += 1
+        self._end_possession(team, "touchdown")
         turn, self._turn = self._turn, None
         if turn is not None and turn.team == team and turn.with_ball and turn.kept:
             self._count_gain(self.counts[team], turn.start_distance)  # scored: 0 columns left
@@ -448,7 +464,10 @@ class GameTracer:
     def _gain(self, player) -> None:
         team = _team_id(player)
         if self._last_holder_team != team:
+            if self._last_holder_team is not None:
+                self._end_possession(self._last_holder_team, self._lost)
             self.counts[team].possessions += 1
+        self._lost = None
         self._holder = (player.player_id, team)
         self._last_holder_team = team
         if self._turn is not None and self._turn.team != team:
@@ -468,15 +487,25 @@ class GameTracer:
     def _flight_lost(self) -> None:
         if self._is_turn_team(self._flight[1]):
             self._set_cause("ball")
+        if self._lost is None and self._flight[1] == self._last_holder_team:
+            self._lost = "lost_pass"
         self._flight = None
 
     def _loose(self) -> None:
+        if self._holder is not None and self._lost is None:
+            own = self._turn is not None and self._turn.team == self._holder[1]
+            self._lost = "lost_own_turn" if own else "lost_their_turn"
         self._holder = None
         if self._turn is not None:
             self._turn.kept = False
 
+    def _end_possession(self, team: str, how: Optional[str]) -> None:
+        counts = self.counts[team]
+        name = f"possessions_{how or 'other'}"
+        setattr(counts, name, getattr(counts, name) + 1)
+
     def _new_drive(self) -> None:
-        self._holder = self._last_holder_team = self._flight = None
+        self._holder = self._last_holder_team = self._flight = self._lost = None
         self._end_turn = None
 
     def _reconcile(self, game: botbowl.Game) -> None:
@@ -742,6 +771,10 @@ def _mean(total: int, n: int, unit: str = "turns") -> str:
     return f"{total / n:.2f} (n={n} {unit})" if n else "-"
 
 
+def _ended(c: Counts) -> int:
+    return sum(getattr(c, f"possessions_{how}") for how in POSSESSION_ENDS)
+
+
 def _guards(c: Counts) -> str:
     n = c.turn_ends_with_ball
     if not n:
@@ -754,6 +787,12 @@ ROWS = [
     ("Touchdowns", lambda c, g: _per_game(c.touchdowns, g)),
     ("Possessions", lambda c, g: _per_game(c.possessions, g)),
     ("Touchdowns per possession", lambda c, g: f"{c.touchdowns / c.possessions:.2f}" if c.possessions else "-"),
+    ("Possessions ended: by a touchdown", lambda c, g: _share(c.possessions_touchdown, _ended(c))),
+    ("- the carrier lost the ball in the opponent's turn", lambda c, g: _share(c.possessions_lost_their_turn, _ended(c))),
+    ("- the carrier lost it in his own turn", lambda c, g: _share(c.possessions_lost_own_turn, _ended(c))),
+    ("- a pass or hand-off not caught", lambda c, g: _share(c.possessions_lost_pass, _ended(c))),
+    ("- the half ended with the ball held", lambda c, g: _share(c.possessions_half, _ended(c))),
+    ("- other", lambda c, g: _share(c.possessions_other, _ended(c))),
     ("Turns", lambda c, g: _per_game(c.turns, g)),
     ("Turns starting with the ball", lambda c, g: _per_game(c.turns_with_ball, g)),
     ("Squares gained per turn with the ball kept", lambda c, g: _mean(c.squares_gained, c.kept_turns)),
