@@ -2,10 +2,11 @@
 """A trace of games, counted: how a bot wins or loses, not only the score.
 
 Two bots play seeded games on one board, each at home in half of them; per bot, summed over the
-games: possessions and touchdowns, squares gained per turn with the ball, where the carrier ends
-its turn (sideline, guards), free receivers, passes and hand-offs, dodges, pick-ups, GFIs,
-re-rolls, turnovers by cause, blitzes without a block, and for an MCTS bot how often its search
-overruled its priors' first choice and by how much (`mcts_bot/harness/trace.py` defines each).
+games: possessions and how they ended, touchdowns, squares gained per turn with the ball, where
+the carrier ends its turn (sideline, guards), free receivers, passes and hand-offs, dodges,
+pick-ups, GFIs, re-rolls, turnovers by cause, blitzes without a block, and for an MCTS bot how
+often its search overruled its priors' first choice and by how much (`mcts_bot/harness/trace.py`
+defines each).
 
 Every game is written to OUT/traces.jsonl as soon as it ends; running the same command again skips
 the games already there. `--report` tables the games in OUT/traces.jsonl, playing none. The table
