@@ -13,7 +13,7 @@ from mcts_bot.knowledge import grod
 from mcts_bot.knowledge.grod import Board
 
 PROBES = Path(__file__).resolve().parents[1] / "docs" / "probes" / "grod_variants.py"
-SHIPPED = {name: getattr(grod, name) for name in ("knockdown_value", "best_plan", "TURNOVER_BASE")}
+SHIPPED = {name: getattr(grod, name) for name in ("knockdown_value", "best_plan", "TURNOVER_BASE", "Board")}
 
 
 def probes():
@@ -21,7 +21,7 @@ def probes():
     return sys.modules[load_agent_class(PROBES, "WeightsGrod").__module__]
 
 
-@pytest.mark.parametrize("class_name", ["WeightsGrod", "LaneGrod", "SafeFirstGrod", "CageBreakGrod"])
+@pytest.mark.parametrize("class_name", ["WeightsGrod", "LaneGrod", "SafeFirstGrod", "CageBreakGrod", "CornerCageGrod"])
 def test_each_probe_plays_a_legal_game_and_restores_grod(class_name, monkeypatch):
     monkeypatch.setenv("GROD_WEIGHTS", "TURNOVER_BASE=3")
     bot = legality_checked(load_agent_class(PROBES, class_name))(class_name, seed=1)
@@ -63,3 +63,20 @@ def test_the_cage_break_probe_values_a_guard_of_their_carrier(side):
     assert cage_break(board, guard) > grod.knockdown_value(board, guard)
     assert cage_break(board, away) == grod.knockdown_value(board, away)
     assert cage_break(board, carrier) == grod.knockdown_value(board, carrier)
+
+
+def test_the_corner_cage_probe_counts_corners_above_edges(monkeypatch):
+    module = probes()
+    # Our carrier with two teammates: one diagonal to square A, the other beside square B.
+    game = arranged_position(11, "home", ours={0: (12, 7), 1: (9, 5), 2: (9, 10)},
+                             theirs={0: (3, 7)}, carrier=0)
+    ahead = game.get_opp_endzone_x(game.active_team)
+    step = 1 if ahead == 1 else -1
+    a, b = (game.get_square(ahead + step * 10, y) for y in (6, 10))  # (9, 5) is A's corner, (9, 10) B's edge
+    corner_map = module.CornerBoard(game, game.active_team).ball_map()
+    assert corner_map[a.y][a.x] < corner_map[b.y][b.x]
+    shipped = Board(game, game.active_team).ball_map()
+    assert shipped[a.y][a.x] == shipped[b.y][b.x]  # the shipped map counts both as one
+    monkeypatch.setattr(module, "CORNER_SUPPORT", 1.0)
+    monkeypatch.setattr(module, "EDGE_SUPPORT", 1.0)
+    assert module.CornerBoard(game, game.active_team).ball_map() == shipped  # otherwise the shipped map
