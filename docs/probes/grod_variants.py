@@ -118,14 +118,13 @@ class SafeFirstGrod(PatchedGrod):
 
 # -- breaking their cage
 CAGE_BREAK_VALUE = 4.0  # knocking down a guard of their carrier: his cage opens for the blitz to come
-_knockdown_value_shipped = grod.knockdown_value
 
 
 def cage_break_knockdown_value(board: Board, defender: botbowl.Player) -> float:
     """The shipped value, plus CAGE_BREAK_VALUE for an opponent beside their carrier: with a guard
     down the carrier loses an assist and a tackle zone around him, so a blitz reaches him more
     easily, this turn (blocks first, the blitz after) or the next."""
-    value = _knockdown_value_shipped(board, defender)
+    value = _knockdown_value(board, defender)
     carrier = board.their_carrier
     if carrier is None or defender is carrier or board.final_turn:
         return value
