@@ -28,6 +28,8 @@ def consistent(counts: dict) -> None:
     assert c.turns_with_ball <= c.turns and c.kept_turns <= c.turns_with_ball
     assert c.kept_turns_no_gain <= c.kept_turns and c.turns_with_free_receiver <= c.turns_with_ball
     assert c.guards_0 + c.guards_1 + c.guards_2_plus == c.turn_ends_with_ball
+    for guards in ("guards_0", "guards_1", "guards_2_plus"):
+        assert getattr(c, f"loose_after_{guards}") <= getattr(c, guards)
     assert c.sideline_ends <= c.turn_ends_with_ball
     assert c.blitzes_without_block <= c.blitzes and c.carrier_blocks <= c.blocks
     assert c.overrules <= c.searches and c.start_searches <= c.searches and c.start_overrules <= c.overrules
@@ -278,3 +280,27 @@ def test_bad_arguments_fail_clearly(tmp_path, args, message):
     result = run_script("trace", *args, "--out", out)
     assert result.returncode == 2 and message in result.stderr
     assert not (out / trace.RESULTS_FILE).exists()
+
+
+def test_a_carrier_knocked_loose_after_a_turn_end_with_one_guard():
+    # Our carrier ends the turn with one teammate beside him; their blitz knocks him down.
+    game = arranged_position(3, "home", ours={3: (6, 3), 2: (6, 2)}, theirs={3: (7, 3)}, carrier=3)
+    team, opponent = game.active_team, game.get_opp_team(game.active_team)
+    carrier = team.players[3]
+    tracer = trace.GameTracer(game)
+    _play(game, tracer, Action(ActionType.END_TURN))
+    assert game.active_team is opponent
+    with fixed_dice(block=[BBDieResult.DEFENDER_DOWN] * 3):
+        _play(game, tracer, Action(ActionType.START_BLITZ, player=opponent.players[3]))
+        _play(game, tracer, Action(ActionType.BLOCK, position=carrier.position))
+        for _ in range(10):  # the dice chosen, the push, the follow-up: whatever botbowl asks next
+            if not game.state.available_actions or not carrier.state.up:
+                break
+            choice = next(c for c in game.state.available_actions if c.action_type != ActionType.END_TURN)
+            position = choice.positions[0] if choice.positions else None
+            _play(game, tracer, Action(choice.action_type, position=position))
+    tracer.observe(game)
+    c = tracer.counts[team.team_id]
+    assert not carrier.state.up
+    assert (c.turn_ends_with_ball, c.guards_1, c.loose_after_guards_1) == (1, 1, 1)
+    assert c.loose_after_guards_0 == c.loose_after_guards_2_plus == 0

@@ -29,6 +29,8 @@ team's turn, and its end). The counts, one team's over one game (`Counts`):
   ball: the carrier within 2 squares of a touchline (y <= 2 or y >= height - 3, botbowl's arena
   counting its out-of-bounds border; on the 1- and 3-player boards that is every row but the
   middle one), and the standing teammates next to him (guards: 0, 1, 2+).
+- carrier knocked loose after a turn end with 0, 1, 2+ guards: of those turn ends, how many were
+  followed by the carrier losing the ball in the opponent's turn (a block, a blitz, a push).
 - passes tried (the PASS actions the bot chose; a Dump-off is not one) and completed (caught by a
   teammate before the ball touched the ground), intercepted; hand-offs tried (HANDOFF reports) and
   completed (the same).
@@ -104,6 +106,9 @@ class Counts:
     guards_0: int = 0
     guards_1: int = 0
     guards_2_plus: int = 0
+    loose_after_guards_0: int = 0  # the carrier knocked loose in the opponent's turn after those turn ends
+    loose_after_guards_1: int = 0
+    loose_after_guards_2_plus: int = 0
     passes_tried: int = 0
     passes_completed: int = 0
     passes_intercepted: int = 0
@@ -248,6 +253,7 @@ class GameTracer:
         self._holder: Optional[Tuple[str, str]] = None  # (player id, team id) of the carrier
         self._last_holder_team: Optional[str] = None  # in this drive
         self._lost: Optional[str] = None  # how the last holder's team lost the ball it has not got back
+        self._end_guards: Optional[Tuple[str, str]] = None  # (team, guards field) of its last turn end with the ball
         self._turn: Optional[_Turn] = None
         self._ended_by_turnover: Optional[_Turn] = None  # looked at after the reports of this decision
         self._end_turn: Optional[Tuple[_Turn, _TurnEnd]] = None  # the board when END_TURN was chosen
@@ -495,6 +501,10 @@ class GameTracer:
         if self._holder is not None and self._lost is None:
             own = self._turn is not None and self._turn.team == self._holder[1]
             self._lost = "lost_own_turn" if own else "lost_their_turn"
+            if not own and self._end_guards is not None and self._end_guards[0] == self._holder[1]:
+                counts, name = self.counts[self._holder[1]], f"loose_after_{self._end_guards[1]}"
+                setattr(counts, name, getattr(counts, name) + 1)
+                self._end_guards = None
         self._holder = None
         if self._turn is not None:
             self._turn.kept = False
@@ -505,7 +515,7 @@ class GameTracer:
         setattr(counts, name, getattr(counts, name) + 1)
 
     def _new_drive(self) -> None:
-        self._holder = self._last_holder_team = self._flight = self._lost = None
+        self._holder = self._last_holder_team = self._flight = self._lost = self._end_guards = None
         self._end_turn = None
 
     def _reconcile(self, game: botbowl.Game) -> None:
@@ -541,6 +551,8 @@ class GameTracer:
 
     def _start_turn(self, team: str) -> None:
         self._end_action()
+        if self._end_guards is not None and self._end_guards[0] == team:
+            self._end_guards = None  # its turn again: the last turn end's guards are history
         if self._turn is not None:
             self.unobserved_turn_ends += 1
         self._turn = _Turn(team)
@@ -574,12 +586,9 @@ class GameTracer:
         counts = self.counts[turn.team]
         counts.turn_ends_with_ball += 1
         counts.sideline_ends += end.sideline
-        if end.guards == 0:
-            counts.guards_0 += 1
-        elif end.guards == 1:
-            counts.guards_1 += 1
-        else:
-            counts.guards_2_plus += 1
+        guards = "guards_0" if end.guards == 0 else "guards_1" if end.guards == 1 else "guards_2_plus"
+        setattr(counts, guards, getattr(counts, guards) + 1)
+        self._end_guards = (turn.team, guards)
         if turn.with_ball and turn.kept:
             self._count_gain(counts, turn.start_distance - end.distance)
 
@@ -775,6 +784,13 @@ def _ended(c: Counts) -> int:
     return sum(getattr(c, f"possessions_{how}") for how in POSSESSION_ENDS)
 
 
+def _loose_after(c: Counts) -> str:
+    if not c.turn_ends_with_ball:
+        return "-"
+    return " / ".join(_share(getattr(c, f"loose_after_{k}"), getattr(c, k))
+                      for k in ("guards_0", "guards_1", "guards_2_plus"))
+
+
 def _guards(c: Counts) -> str:
     n = c.turn_ends_with_ball
     if not n:
@@ -799,6 +815,7 @@ ROWS = [
     ("Turns with the ball kept that gained nothing", lambda c, g: _share(c.kept_turns_no_gain, c.kept_turns)),
     ("Carrier on the sideline at the end of its turn", lambda c, g: _share(c.sideline_ends, c.turn_ends_with_ball)),
     ("Guards beside the carrier at the end of its turn: 0 / 1 / 2+", lambda c, g: _guards(c)),
+    ("- after 0 / 1 / 2+ guards, the carrier knocked loose in the opponent's turn", lambda c, g: _loose_after(c)),
     ("Free receivers within reach at the start of a turn with the ball",
      lambda c, g: _mean(c.free_receivers, c.turns_with_ball)),
     ("Turns with the ball with a free receiver within reach",
