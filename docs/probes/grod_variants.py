@@ -148,26 +148,19 @@ EDGE_SUPPORT = 0.5  # one beside him: a body in the way, but the squares around 
 
 class CornerBoard(Board):
     """`grod`'s board whose ball map counts a teammate at a corner of the carrier's square for more
-    than one beside it (the shipped map counts both as 1 of the four a full cage needs)."""
+    than one beside it (the shipped `support` counts both as 1 of the four a full cage needs)."""
 
-    def ball_map(self) -> list:
-        if self._ball_map is None:
-            support = np.zeros((self.height, self.width), dtype=np.float64)
-            for p in self.ours:
-                if p is self.our_carrier or not p.state.up:
-                    continue
-                dx, dy = np.abs(self.xs - p.position.x), np.abs(self.ys - p.position.y)
-                support += CORNER_SUPPORT * ((dx == 1) & (dy == 1)) + EDGE_SUPPORT * ((dx + dy) == 1)
-                distance = np.maximum(dx, dy)
-                if not p.state.used:
-                    support += grod.POTENTIAL_SUPPORT * ((distance > 1) & (distance <= p.get_ma()))
-            cover = grod.CAGE_PROTECTION * np.minimum(support, grod.CAGE_FULL) / grod.CAGE_FULL
-            reach = self.reach()
-            p_lose = ((1.0 - cover) * (grod.BLITZ_LOSE * (reach > 0) + grod.REACH_LOSE * np.minimum(reach, 4))
-                      + grod.CONTACT_LOSE * self.opp_tz + grod.SIDELINE_LOSE * self.edge_mask()
-                      + grod.SIDELINE_LOSE / 2 * ((self.ys == 2) | (self.ys == self.height - 3)))
-            self._ball_map = np.minimum(p_lose, grod.MAX_LOSE).tolist()
-        return self._ball_map
+    def support(self) -> np.ndarray:
+        support = np.zeros((self.height, self.width), dtype=np.float64)
+        for p in self.ours:
+            if p is self.our_carrier or not p.state.up:
+                continue
+            dx, dy = np.abs(self.xs - p.position.x), np.abs(self.ys - p.position.y)
+            support += CORNER_SUPPORT * ((dx == 1) & (dy == 1)) + EDGE_SUPPORT * ((dx + dy) == 1)
+            distance = np.maximum(dx, dy)
+            if not p.state.used:
+                support += grod.POTENTIAL_SUPPORT * ((distance > 1) & (distance <= p.get_ma()))
+        return support
 
 
 class CornerCageGrod(PatchedGrod):

@@ -262,19 +262,24 @@ class Board:
             self._reach = reach
         return self._reach
 
+    def support(self) -> np.ndarray:
+        """How many of our standing players (the carrier aside) would support the carrier on each
+        square: one beside it counts 1, an unused one within reach `POTENTIAL_SUPPORT`."""
+        support = np.zeros((self.height, self.width), dtype=np.float64)
+        for p in self.ours:
+            if p is self.our_carrier or not p.state.up:
+                continue
+            distance = self.cheb(p.position)
+            support += distance == 1
+            if not p.state.used:
+                support += POTENTIAL_SUPPORT * ((distance > 1) & (distance <= p.get_ma()))
+        return support
+
     def ball_map(self) -> list:
         """The chance the opponent takes the ball from our carrier on each square in their next turn,
         as nested lists."""
         if self._ball_map is None:
-            support = np.zeros((self.height, self.width), dtype=np.float64)
-            for p in self.ours:
-                if p is self.our_carrier or not p.state.up:
-                    continue
-                distance = self.cheb(p.position)
-                support += distance == 1
-                if not p.state.used:
-                    support += POTENTIAL_SUPPORT * ((distance > 1) & (distance <= p.get_ma()))
-            cover = CAGE_PROTECTION * np.minimum(support, CAGE_FULL) / CAGE_FULL
+            cover = CAGE_PROTECTION * np.minimum(self.support(), CAGE_FULL) / CAGE_FULL
             reach = self.reach()
             p_lose = ((1.0 - cover) * (BLITZ_LOSE * (reach > 0) + REACH_LOSE * np.minimum(reach, 4))
                       + CONTACT_LOSE * self.opp_tz + SIDELINE_LOSE * self.edge_mask()
