@@ -28,7 +28,7 @@ def consistent(counts: dict) -> None:
     assert c.turns_with_ball <= c.turns and c.kept_turns <= c.turns_with_ball
     assert c.kept_turns_no_gain <= c.kept_turns and c.turns_with_free_receiver <= c.turns_with_ball
     assert c.guards_0 + c.guards_1 + c.guards_2_plus == c.turn_ends_with_ball
-    for guards in ("guards_0", "guards_1", "guards_2_plus"):
+    for guards in trace.GUARDS:
         assert getattr(c, f"loose_after_{guards}") <= getattr(c, guards)
     assert c.sideline_ends <= c.turn_ends_with_ball
     assert c.blitzes_without_block <= c.blitzes and c.carrier_blocks <= c.blocks

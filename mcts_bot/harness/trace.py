@@ -80,6 +80,7 @@ TABLE_FILE = "trace.md"
 ROLES = ("A", "B")  # the two bots of a matchup, in the order given
 TURNOVER_CAUSES = ("dodge", "gfi", "pickup", "ball", "knocked_down", "other")
 POSSESSION_ENDS = ("touchdown", "lost_their_turn", "lost_own_turn", "lost_pass", "half", "other")
+GUARDS = ("guards_0", "guards_1", "guards_2_plus")  # the carrier's guards at the end of a turn: 0, 1, 2+
 
 
 @dataclass
@@ -141,9 +142,12 @@ class Counts:
     start_overrules: int = 0
     overrule_gain: float = 0.0  # summed over the overrules
 
+    def bump(self, name: str, by: int = 1) -> None:
+        setattr(self, name, getattr(self, name) + by)
+
     def add(self, other: "Counts") -> None:
         for f in fields(self):
-            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+            self.bump(f.name, getattr(other, f.name))
 
     @classmethod
     def from_dict(cls, data: dict) -> "Counts":
@@ -403,16 +407,16 @@ class GameTracer:
         if last is not None and last.kind == kind and last.player_id == player.player_id and last.failed \
                 and last.rerolled:  # the re-roll of a failed try
             if success:
-                setattr(counts, f"{kind}_failed", getattr(counts, f"{kind}_failed") - 1)
+                counts.bump(f"{kind}_failed", -1)
                 if self._cause is not None and self._cause[1] == last.token:
                     self._cause = None
             last.failed, last.rerolled = not success, False
             return
         self._tokens += 1
         self._try = _Try(kind, player.player_id, team, self._tokens, failed=not success)
-        setattr(counts, f"{kind}_tried", getattr(counts, f"{kind}_tried") + 1)
+        counts.bump(f"{kind}_tried")
         if not success:
-            setattr(counts, f"{kind}_failed", getattr(counts, f"{kind}_failed") + 1)
+            counts.bump(f"{kind}_failed")
             if kind in _ROLL_CAUSES and self._is_turn_team(team):
                 self._set_cause(_ROLL_CAUSES[kind], self._tokens)
 
@@ -445,7 +449,7 @@ class GameTracer:
             counts = self.counts[report.team.team_id]
             counts.turnovers += 1
             cause = self._cause[0] if self._cause is not None else "other"
-            setattr(counts, f"turnovers_{cause}", getattr(counts, f"turnovers_{cause}") + 1)
+            counts.bump(f"turnovers_{cause}")
         self._cause = None
         turn, self._turn = self._turn, None
         if turn is None:
@@ -502,17 +506,14 @@ class GameTracer:
             own = self._turn is not None and self._turn.team == self._holder[1]
             self._lost = "lost_own_turn" if own else "lost_their_turn"
             if not own and self._end_guards is not None and self._end_guards[0] == self._holder[1]:
-                counts, name = self.counts[self._holder[1]], f"loose_after_{self._end_guards[1]}"
-                setattr(counts, name, getattr(counts, name) + 1)
+                self.counts[self._holder[1]].bump(f"loose_after_{self._end_guards[1]}")
                 self._end_guards = None
         self._holder = None
         if self._turn is not None:
             self._turn.kept = False
 
     def _end_possession(self, team: str, how: Optional[str]) -> None:
-        counts = self.counts[team]
-        name = f"possessions_{how or 'other'}"
-        setattr(counts, name, getattr(counts, name) + 1)
+        self.counts[team].bump(f"possessions_{how or 'other'}")
 
     def _new_drive(self) -> None:
         self._holder = self._last_holder_team = self._flight = self._lost = self._end_guards = None
@@ -586,8 +587,8 @@ class GameTracer:
         counts = self.counts[turn.team]
         counts.turn_ends_with_ball += 1
         counts.sideline_ends += end.sideline
-        guards = "guards_0" if end.guards == 0 else "guards_1" if end.guards == 1 else "guards_2_plus"
-        setattr(counts, guards, getattr(counts, guards) + 1)
+        guards = GUARDS[min(end.guards, 2)]
+        counts.bump(guards)
         self._end_guards = (turn.team, guards)
         if turn.with_ball and turn.kept:
             self._count_gain(counts, turn.start_distance - end.distance)
@@ -787,15 +788,14 @@ def _ended(c: Counts) -> int:
 def _loose_after(c: Counts) -> str:
     if not c.turn_ends_with_ball:
         return "-"
-    return " / ".join(_share(getattr(c, f"loose_after_{k}"), getattr(c, k))
-                      for k in ("guards_0", "guards_1", "guards_2_plus"))
+    return " / ".join(_share(getattr(c, f"loose_after_{k}"), getattr(c, k)) for k in GUARDS)
 
 
 def _guards(c: Counts) -> str:
     n = c.turn_ends_with_ball
     if not n:
         return "-"
-    return " / ".join(f"{100 * k / n:.0f}%" for k in (c.guards_0, c.guards_1, c.guards_2_plus)) + f" (n={n})"
+    return " / ".join(f"{100 * getattr(c, k) / n:.0f}%" for k in GUARDS) + f" (n={n})"
 
 
 # (label, cell of one bot's totals over `games` games), in the table's order.
