@@ -31,6 +31,11 @@ team's turn, and its end). The counts, one team's over one game (`Counts`):
   middle one), and the standing teammates next to him (guards: 0, 1, 2+).
 - carrier knocked loose after a turn end with 0, 1, 2+ guards: of those turn ends, how many were
   followed by the carrier losing the ball in the opponent's turn (a block, a blitz, a push).
+- how exposed the carrier was at those turn ends (`exposure`), the worst that applies: an opponent
+  standing beside him (marked); one reaching a square beside him with no dice (a walk through empty
+  squares within its MA, less 3 to stand up, never leaving a tackle zone of the carrier's team);
+  only with dice (dodges, GFIs: any walk within MA + 2); none can. And after each, how often he
+  was knocked loose in the opponent's turn.
 - passes tried (the PASS actions the bot chose; a Dump-off is not one) and completed (caught by a
   teammate before the ball touched the ground), intercepted; hand-offs tried (HANDOFF reports) and
   completed (the same).
@@ -81,6 +86,9 @@ ROLES = ("A", "B")  # the two bots of a matchup, in the order given
 TURNOVER_CAUSES = ("dodge", "gfi", "pickup", "ball", "knocked_down", "other")
 POSSESSION_ENDS = ("touchdown", "lost_their_turn", "lost_own_turn", "lost_pass", "half", "other")
 GUARDS = ("guards_0", "guards_1", "guards_2_plus")  # the carrier's guards at the end of a turn: 0, 1, 2+
+# How the opponents could get at the carrier at the end of a turn, the most dangerous first: one stands
+# beside him; one reaches a square beside him with no dice; only with a dodge or GFI; none can.
+EXPOSURES = ("exposed_marked", "exposed_open", "exposed_dice", "exposed_none")
 
 
 @dataclass
@@ -110,6 +118,14 @@ class Counts:
     loose_after_guards_0: int = 0  # the carrier knocked loose in the opponent's turn after those turn ends
     loose_after_guards_1: int = 0
     loose_after_guards_2_plus: int = 0
+    exposed_marked: int = 0  # the turn ends with the ball by EXPOSURES
+    exposed_open: int = 0
+    exposed_dice: int = 0
+    exposed_none: int = 0
+    loose_after_exposed_marked: int = 0  # the carrier knocked loose in the opponent's turn after those
+    loose_after_exposed_open: int = 0
+    loose_after_exposed_dice: int = 0
+    loose_after_exposed_none: int = 0
     passes_tried: int = 0
     passes_completed: int = 0
     passes_intercepted: int = 0
@@ -203,6 +219,57 @@ def guards(game: botbowl.Game, player) -> int:
     return len(game.get_adjacent_players(player.position, team=player.team, down=False))
 
 
+def exposure(game: botbowl.Game, ball_carrier) -> str:
+    """How the opponents could get at `ball_carrier` in their next turn (one of EXPOSURES).
+
+    A square beside him is reached "with no dice" by a walk through empty squares within the
+    player's MA (less 3 to stand up) that never leaves a square in a tackle zone of the carrier's
+    team; "with dice" by any walk within MA + 2 (dodges and GFIs). Stunned players cannot move."""
+    opponents = [p for p in game.get_opp_team(ball_carrier.team).players
+                 if p.position is not None and not p.state.stunned]
+    if any(p.has_tackle_zone() and p.position.distance(ball_carrier.position) == 1 for p in opponents):
+        return "exposed_marked"
+    board = game.state.pitch.board
+    width, height = game.arena.width, game.arena.height
+    zones = {(p.position.x + dx, p.position.y + dy)
+             for p in game.get_players_on_pitch(ball_carrier.team) if p.has_tackle_zone()
+             for dx in (-1, 0, 1) for dy in (-1, 0, 1)}
+    cx, cy = ball_carrier.position.x, ball_carrier.position.y
+    beside = {(cx + dx, cy + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)}
+
+    def reaches(start: Tuple[int, int], steps: int, dodging: bool) -> bool:
+        frontier, seen = [start], {start}
+        for _ in range(steps):
+            following = []
+            for x, y in frontier:
+                if not dodging and (x, y) in zones:
+                    continue  # leaving a tackle zone takes a dodge
+                for nx, ny in ((x + dx, y + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)):
+                    if (nx, ny) in seen or not (0 < nx < width - 1 and 0 < ny < height - 1) \
+                            or board[ny][nx] is not None:
+                        continue
+                    if (nx, ny) in beside:
+                        return True
+                    seen.add((nx, ny))
+                    following.append((nx, ny))
+            frontier = following
+        return False
+
+    exposed = "exposed_none"
+    for player in opponents:
+        moves = player.get_ma() - (0 if player.state.up else 3)
+        start = (player.position.x, player.position.y)
+        if start in beside:  # down beside him: stands up and blocks (MA under 3 takes a roll to stand)
+            if moves >= 0:
+                return "exposed_open"
+            exposed = "exposed_dice"
+        elif reaches(start, max(moves, 0), dodging=False):
+            return "exposed_open"
+        if exposed == "exposed_none" and reaches(start, max(moves, 0) + 2, dodging=True):
+            exposed = "exposed_dice"
+    return exposed
+
+
 def free_receivers(game: botbowl.Game, ball_carrier) -> int:
     """The carrier's teammates standing, in no opposing tackle zone, within MA + 2 of the endzone."""
     team = ball_carrier.team
@@ -238,6 +305,7 @@ class _TurnEnd:
     distance: int = 0
     sideline: bool = False
     guards: int = 0
+    exposure: str = "exposed_none"
 
 
 class GameTracer:
@@ -257,7 +325,8 @@ class GameTracer:
         self._holder: Optional[Tuple[str, str]] = None  # (player id, team id) of the carrier
         self._last_holder_team: Optional[str] = None  # in this drive
         self._lost: Optional[str] = None  # how the last holder's team lost the ball it has not got back
-        self._end_guards: Optional[Tuple[str, str]] = None  # (team, guards field) of its last turn end with the ball
+        # (team, (guards field, exposure field)) of its last turn end with the ball
+        self._end_marks: Optional[Tuple[str, Tuple[str, str]]] = None
         self._turn: Optional[_Turn] = None
         self._ended_by_turnover: Optional[_Turn] = None  # looked at after the reports of this decision
         self._end_turn: Optional[Tuple[_Turn, _TurnEnd]] = None  # the board when END_TURN was chosen
@@ -505,9 +574,10 @@ class GameTracer:
         if self._holder is not None and self._lost is None:
             own = self._turn is not None and self._turn.team == self._holder[1]
             self._lost = "lost_own_turn" if own else "lost_their_turn"
-            if not own and self._end_guards is not None and self._end_guards[0] == self._holder[1]:
-                self.counts[self._holder[1]].bump(f"loose_after_{self._end_guards[1]}")
-                self._end_guards = None
+            if not own and self._end_marks is not None and self._end_marks[0] == self._holder[1]:
+                for mark in self._end_marks[1]:
+                    self.counts[self._holder[1]].bump(f"loose_after_{mark}")
+                self._end_marks = None
         self._holder = None
         if self._turn is not None:
             self._turn.kept = False
@@ -516,7 +586,7 @@ class GameTracer:
         self.counts[team].bump(f"possessions_{how or 'other'}")
 
     def _new_drive(self) -> None:
-        self._holder = self._last_holder_team = self._flight = self._lost = self._end_guards = None
+        self._holder = self._last_holder_team = self._flight = self._lost = self._end_marks = None
         self._end_turn = None
 
     def _reconcile(self, game: botbowl.Game) -> None:
@@ -552,8 +622,8 @@ class GameTracer:
 
     def _start_turn(self, team: str) -> None:
         self._end_action()
-        if self._end_guards is not None and self._end_guards[0] == team:
-            self._end_guards = None  # its turn again: the last turn end's guards are history
+        if self._end_marks is not None and self._end_marks[0] == team:
+            self._end_marks = None  # its turn again: the last turn end's marks are history
         if self._turn is not None:
             self.unobserved_turn_ends += 1
         self._turn = _Turn(team)
@@ -579,7 +649,7 @@ class GameTracer:
         if holder is None:
             return _TurnEnd(None)
         return _TurnEnd(_team_id(holder), distance_to_endzone(game, holder.team, holder.position.x),
-                        on_sideline(game, holder.position), guards(game, holder))
+                        on_sideline(game, holder.position), guards(game, holder), exposure(game, holder))
 
     def _finish_turn(self, turn: _Turn, end: _TurnEnd) -> None:
         if end.holder_team != turn.team:
@@ -589,7 +659,8 @@ class GameTracer:
         counts.sideline_ends += end.sideline
         guards = GUARDS[min(end.guards, 2)]
         counts.bump(guards)
-        self._end_guards = (turn.team, guards)
+        counts.bump(end.exposure)
+        self._end_marks = (turn.team, (guards, end.exposure))
         if turn.with_ball and turn.kept:
             self._count_gain(counts, turn.start_distance - end.distance)
 
@@ -785,17 +856,17 @@ def _ended(c: Counts) -> int:
     return sum(getattr(c, f"possessions_{how}") for how in POSSESSION_ENDS)
 
 
-def _loose_after(c: Counts) -> str:
+def _loose_after(c: Counts, marks: Sequence[str]) -> str:
     if not c.turn_ends_with_ball:
         return "-"
-    return " / ".join(_share(getattr(c, f"loose_after_{k}"), getattr(c, k)) for k in GUARDS)
+    return " / ".join(_share(getattr(c, f"loose_after_{k}"), getattr(c, k)) for k in marks)
 
 
-def _guards(c: Counts) -> str:
+def _shares(c: Counts, marks: Sequence[str]) -> str:
     n = c.turn_ends_with_ball
     if not n:
         return "-"
-    return " / ".join(f"{100 * getattr(c, k) / n:.0f}%" for k in GUARDS) + f" (n={n})"
+    return " / ".join(f"{100 * getattr(c, k) / n:.0f}%" for k in marks) + f" (n={n})"
 
 
 # (label, cell of one bot's totals over `games` games), in the table's order.
@@ -814,8 +885,12 @@ ROWS = [
     ("Squares gained per turn with the ball kept", lambda c, g: _mean(c.squares_gained, c.kept_turns)),
     ("Turns with the ball kept that gained nothing", lambda c, g: _share(c.kept_turns_no_gain, c.kept_turns)),
     ("Carrier on the sideline at the end of its turn", lambda c, g: _share(c.sideline_ends, c.turn_ends_with_ball)),
-    ("Guards beside the carrier at the end of its turn: 0 / 1 / 2+", lambda c, g: _guards(c)),
-    ("- after 0 / 1 / 2+ guards, the carrier knocked loose in the opponent's turn", lambda c, g: _loose_after(c)),
+    ("Guards beside the carrier at the end of its turn: 0 / 1 / 2+", lambda c, g: _shares(c, GUARDS)),
+    ("- after 0 / 1 / 2+ guards, the carrier knocked loose in the opponent's turn",
+     lambda c, g: _loose_after(c, GUARDS)),
+    ("The carrier at the end of its turn: marked / reached with no dice / only with dice / out of reach",
+     lambda c, g: _shares(c, EXPOSURES)),
+    ("- after each, the carrier knocked loose in the opponent's turn", lambda c, g: _loose_after(c, EXPOSURES)),
     ("Free receivers within reach at the start of a turn with the ball",
      lambda c, g: _mean(c.free_receivers, c.turns_with_ball)),
     ("Turns with the ball with a free receiver within reach",
