@@ -21,7 +21,8 @@ def probes():
     return sys.modules[load_agent_class(PROBES, "WeightsGrod").__module__]
 
 
-@pytest.mark.parametrize("class_name", ["WeightsGrod", "LaneGrod", "SafeFirstGrod", "CageBreakGrod", "CornerCageGrod"])
+@pytest.mark.parametrize("class_name", ["WeightsGrod", "LaneGrod", "SafeFirstGrod", "CageBreakGrod", "CornerCageGrod",
+                                        "ExposureGrod"])
 def test_each_probe_plays_a_legal_game_and_restores_grod(class_name, monkeypatch):
     monkeypatch.setenv("GROD_WEIGHTS", "TURNOVER_BASE=3")
     bot = legality_checked(load_agent_class(PROBES, class_name))(class_name, seed=1)
@@ -80,3 +81,19 @@ def test_the_corner_cage_probe_counts_corners_above_edges(monkeypatch):
     monkeypatch.setattr(module, "CORNER_SUPPORT", 1.0)
     monkeypatch.setattr(module, "EDGE_SUPPORT", 1.0)
     assert module.CornerBoard(game, game.active_team).ball_map() == shipped  # otherwise the shipped map
+
+
+def test_the_exposure_probe_prices_a_caged_square_above_an_open_one():
+    module = probes()
+    # Our carrier with the four corners of a cage around (6, 7), used; a blitzer at (13, 7).
+    corners = {1: (5, 6), 2: (7, 6), 5: (5, 8), 6: (7, 8)}
+    game = arranged_position(11, "home", ours={0: (6, 9), **corners}, theirs={0: (13, 7)}, carrier=0)
+    team = game.active_team
+    for index in corners:
+        team.players[index].state.used = True
+    ahead = game.get_opp_endzone_x(team)
+    step = 1 if ahead == 1 else -1
+    caged, open_ = game.get_square(ahead + step * 6, 7), game.get_square(ahead + step * 6, 3)
+    ball_map = module.ExposureBoard(game, team).ball_map()
+    assert ball_map[caged.y][caged.x] == pytest.approx(module.LOSE_BY_EXPOSURE[2])
+    assert ball_map[open_.y][open_.x] > ball_map[caged.y][caged.x]

@@ -308,22 +308,3 @@ def test_a_carrier_knocked_loose_after_a_turn_end_with_one_guard():
     assert (c.turn_ends_with_ball, c.guards_1, c.loose_after_guards_1) == (1, 1, 1)
     assert c.loose_after_guards_0 == c.loose_after_guards_2_plus == 0
     assert (c.exposed_marked, c.loose_after_exposed_marked) == (1, 1)  # the blitzer stood beside him
-
-
-CAGE = {1: (5, 6), 2: (7, 6), 5: (5, 8), 6: (7, 8)}  # the four corners around a carrier on (6, 7)
-
-
-@pytest.mark.parametrize("ours,theirs,down,expected", [
-    ({}, {0: (7, 7)}, False, "exposed_marked"),             # beside him, standing
-    ({}, {0: (7, 7)}, True, "exposed_open"),                # beside him, down: stands up and blocks
-    ({}, {0: (13, 7)}, False, "exposed_open"),              # a blitzer (MA 7) walks 6 squares to him
-    ({}, {5: (14, 7)}, False, "exposed_dice"),              # a lineman (MA 6) needs a GFI for 7
-    (CAGE, {0: (13, 7)}, False, "exposed_dice"),            # the cage: the last step leaves a tackle zone
-    (CAGE, {0: (20, 7)}, False, "exposed_none"),            # 13 squares: beyond MA 7 + 2
-    ({7: (9, 7)}, {0: (10, 7)}, False, "exposed_dice"),     # marked himself: leaving takes a dodge
-])
-def test_exposure_says_how_the_opponents_could_get_at_the_carrier(ours, theirs, down, expected):
-    game = arranged_position(11, "home", ours={0: (6, 7), **ours}, theirs=theirs, carrier=0)
-    if down:
-        game.get_opp_team(game.active_team).players[0].state.up = False
-    assert trace.exposure(game, game.active_team.players[0]) == expected

@@ -15,7 +15,7 @@ import botbowl
 import numpy as np
 from botbowl.core import Action
 
-from mcts_bot.knowledge import grod
+from mcts_bot.knowledge import exposure, grod
 from mcts_bot.knowledge.grod import Board, GrodBot, Plan
 
 
@@ -168,4 +168,39 @@ class CornerCageGrod(PatchedGrod):
     patch = {"Board": CornerBoard}
 
     def __init__(self, name: str = "grod-corner-cage", seed: Optional[int] = None):
+        super().__init__(name, seed)
+
+
+# -- the carrier's safety judged by what the blitz can reach
+# The chance the carrier is knocked loose in the opponent's turn, by his exposure on the square
+# (mcts_bot/knowledge/exposure.py), as counted between shipped `grod`s (11 players, 200 games).
+LOSE_BY_EXPOSURE = {exposure.MARKED: 0.68, exposure.OPEN: 0.45, exposure.DICE: 0.08, exposure.NONE: 0.0}
+
+
+class ExposureBoard(Board):
+    """`grod`'s board whose ball map prices a square by how the opponents could get beside the
+    carrier there (marked, reached with no dice, only with dice, not at all) with every teammate
+    where he stands; an open square counts the unused teammates who could still close it."""
+
+    def ball_map(self) -> list:
+        if self._ball_map is None:
+            grid = exposure.exposure_grid(self.game, self.team, self.our_carrier)
+            p_lose = np.vectorize(LOSE_BY_EXPOSURE.get)(grid).astype(np.float64)
+            potential = np.zeros_like(p_lose)
+            for p in self.ours:
+                if p is not self.our_carrier and p.state.up and not p.state.used:
+                    potential += grod.POTENTIAL_SUPPORT * (self.cheb(p.position) <= p.get_ma())
+            cover = grod.CAGE_PROTECTION * np.minimum(potential, grod.CAGE_FULL) / grod.CAGE_FULL
+            p_lose = np.where(grid == exposure.OPEN, p_lose * (1.0 - cover), p_lose)
+            p_lose += (grod.SIDELINE_LOSE * self.edge_mask()
+                       + grod.SIDELINE_LOSE / 2 * ((self.ys == 2) | (self.ys == self.height - 3)))
+            self._ball_map = np.minimum(p_lose, grod.MAX_LOSE).tolist()
+        return self._ball_map
+
+
+class ExposureGrod(PatchedGrod):
+    """`grod` whose carrier judges a square's safety by what the opponents' blitz can reach."""
+    patch = {"Board": ExposureBoard}
+
+    def __init__(self, name: str = "grod-exposure", seed: Optional[int] = None):
         super().__init__(name, seed)

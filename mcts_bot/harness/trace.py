@@ -79,6 +79,7 @@ from mcts_bot.harness.evaluation import score_interval
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.harness.matches import SIDES, play_to_the_end
 from mcts_bot.harness.records import play_missing
+from mcts_bot.knowledge.exposure import EXPOSURES, exposure
 
 RESULTS_FILE = "traces.jsonl"
 TABLE_FILE = "trace.md"
@@ -86,9 +87,6 @@ ROLES = ("A", "B")  # the two bots of a matchup, in the order given
 TURNOVER_CAUSES = ("dodge", "gfi", "pickup", "ball", "knocked_down", "other")
 POSSESSION_ENDS = ("touchdown", "lost_their_turn", "lost_own_turn", "lost_pass", "half", "other")
 GUARDS = ("guards_0", "guards_1", "guards_2_plus")  # the carrier's guards at the end of a turn: 0, 1, 2+
-# How the opponents could get at the carrier at the end of a turn, the most dangerous first: one stands
-# beside him; one reaches a square beside him with no dice; only with a dodge or GFI; none can.
-EXPOSURES = ("exposed_marked", "exposed_open", "exposed_dice", "exposed_none")
 
 
 @dataclass
@@ -217,57 +215,6 @@ def on_sideline(game: botbowl.Game, square) -> bool:
 def guards(game: botbowl.Game, player) -> int:
     """Standing teammates next to `player`."""
     return len(game.get_adjacent_players(player.position, team=player.team, down=False))
-
-
-def exposure(game: botbowl.Game, ball_carrier) -> str:
-    """How the opponents could get at `ball_carrier` in their next turn (one of EXPOSURES).
-
-    A square beside him is reached "with no dice" by a walk through empty squares within the
-    player's MA (less 3 to stand up) that never leaves a square in a tackle zone of the carrier's
-    team; "with dice" by any walk within MA + 2 (dodges and GFIs). Stunned players cannot move."""
-    opponents = [p for p in game.get_opp_team(ball_carrier.team).players
-                 if p.position is not None and not p.state.stunned]
-    if any(p.has_tackle_zone() and p.position.distance(ball_carrier.position) == 1 for p in opponents):
-        return "exposed_marked"
-    board = game.state.pitch.board
-    width, height = game.arena.width, game.arena.height
-    zones = {(p.position.x + dx, p.position.y + dy)
-             for p in game.get_players_on_pitch(ball_carrier.team) if p.has_tackle_zone()
-             for dx in (-1, 0, 1) for dy in (-1, 0, 1)}
-    cx, cy = ball_carrier.position.x, ball_carrier.position.y
-    beside = {(cx + dx, cy + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)}
-
-    def reaches(start: Tuple[int, int], steps: int, dodging: bool) -> bool:
-        frontier, seen = [start], {start}
-        for _ in range(steps):
-            following = []
-            for x, y in frontier:
-                if not dodging and (x, y) in zones:
-                    continue  # leaving a tackle zone takes a dodge
-                for nx, ny in ((x + dx, y + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)):
-                    if (nx, ny) in seen or not (0 < nx < width - 1 and 0 < ny < height - 1) \
-                            or board[ny][nx] is not None:
-                        continue
-                    if (nx, ny) in beside:
-                        return True
-                    seen.add((nx, ny))
-                    following.append((nx, ny))
-            frontier = following
-        return False
-
-    exposed = "exposed_none"
-    for player in opponents:
-        moves = player.get_ma() - (0 if player.state.up else 3)
-        start = (player.position.x, player.position.y)
-        if start in beside:  # down beside him: stands up and blocks (MA under 3 takes a roll to stand)
-            if moves >= 0:
-                return "exposed_open"
-            exposed = "exposed_dice"
-        elif reaches(start, max(moves, 0), dodging=False):
-            return "exposed_open"
-        if exposed == "exposed_none" and reaches(start, max(moves, 0) + 2, dodging=True):
-            exposed = "exposed_dice"
-    return exposed
 
 
 def free_receivers(game: botbowl.Game, ball_carrier) -> int:
