@@ -13,7 +13,8 @@ from mcts_bot.knowledge import grod
 from mcts_bot.knowledge.grod import Board
 
 PROBES = Path(__file__).resolve().parents[1] / "docs" / "probes" / "grod_variants.py"
-SHIPPED = {name: getattr(grod, name) for name in ("knockdown_value", "best_plan", "TURNOVER_BASE", "Board")}
+SHIPPED = {name: getattr(grod, name)
+           for name in ("knockdown_value", "best_plan", "TURNOVER_BASE", "Board", "position_map")}
 
 
 def probes():
@@ -22,7 +23,7 @@ def probes():
 
 
 @pytest.mark.parametrize("class_name", ["WeightsGrod", "LaneGrod", "SafeFirstGrod", "CageBreakGrod", "CornerCageGrod",
-                                        "ExposureGrod"])
+                                        "ExposureGrod", "ExposureCageGrod"])
 def test_each_probe_plays_a_legal_game_and_restores_grod(class_name, monkeypatch):
     monkeypatch.setenv("GROD_WEIGHTS", "TURNOVER_BASE=3")
     bot = legality_checked(load_agent_class(PROBES, class_name))(class_name, seed=1)
@@ -97,3 +98,20 @@ def test_the_exposure_probe_prices_a_caged_square_above_an_open_one():
     ball_map = module.ExposureBoard(game, team).ball_map()
     assert ball_map[caged.y][caged.x] == pytest.approx(module.LOSE_BY_EXPOSURE[2])
     assert ball_map[open_.y][open_.x] > ball_map[caged.y][caged.x]
+
+
+def test_the_closing_probe_values_a_square_that_shuts_an_open_way_in():
+    module = probes()
+    # Our carrier at (6, 7) with three corners of a cage; the fourth, (7, 8), is open to the blitzer.
+    corners = {1: (5, 6), 2: (7, 6), 5: (5, 8)}
+    game = arranged_position(11, "home", ours={0: (6, 7), **corners, 6: (6, 12)}, theirs={0: (12, 9)},
+                             carrier=0)
+    team = game.active_team
+    board = module.ExposureBoard(game, team)
+    ahead = game.get_opp_endzone_x(team)
+    step = 1 if ahead == 1 else -1
+    corner, far = game.get_square(ahead + step * 7, 8), game.get_square(ahead + step * 6, 12)
+    closing = module.closing_position_map(board, team.players[0].position)
+    shipped = grod.position_map(board, team.players[0].position)
+    assert closing[corner.y][corner.x] > shipped[corner.y][corner.x]  # the missing corner closes the way
+    assert closing[far.y][far.x] == shipped[far.y][far.x]  # nothing open near it

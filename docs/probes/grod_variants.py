@@ -182,9 +182,15 @@ class ExposureBoard(Board):
     carrier there (marked, reached with no dice, only with dice, not at all) with every teammate
     where he stands; an open square counts the unused teammates who could still close it."""
 
+    def reached(self):
+        """`exposure.reach` for this decision, computed once."""
+        if getattr(self, "_reached", None) is None:
+            self._reached = exposure.reach(self.game, self.team, self.our_carrier)
+        return self._reached
+
     def ball_map(self) -> list:
         if self._ball_map is None:
-            grid = exposure.exposure_grid(self.game, self.team, self.our_carrier)
+            grid = exposure.exposure_grid(self.game, self.team, self.our_carrier, self.reached())
             p_lose = np.vectorize(LOSE_BY_EXPOSURE.get)(grid).astype(np.float64)
             potential = np.zeros_like(p_lose)
             for p in self.ours:
@@ -203,4 +209,34 @@ class ExposureGrod(PatchedGrod):
     patch = {"Board": ExposureBoard}
 
     def __init__(self, name: str = "grod-exposure", seed: Optional[int] = None):
+        super().__init__(name, seed)
+
+
+# -- and teammates who close the blitz's way into the cage
+CLOSE_VALUE = 1.0  # per square two from the carrier's target that opponents reach with no dice, put in a tackle zone
+_position_map = grod.position_map
+
+
+def closing_position_map(board: Board, target) -> list:
+    """The shipped map, plus CLOSE_VALUE for each square beside a square that an opponent reaches
+    with no dice, two squares from our carrier's target, and in none of our tackle zones yet: a
+    teammate there makes the blitzer dodge on his last step in (the cage's corners do it for all)."""
+    values = _position_map(board, target)
+    carrier = board.our_carrier
+    if carrier is None or board.final_turn or not isinstance(board, ExposureBoard):
+        return values
+    target = target if target is not None else carrier.position
+    free = board.reached()[0]
+    ours = board.zones([p for p in board.ours if p is not carrier and p.has_tackle_zone()])
+    gaps = (board.cheb(target) == 2) & free & (ours == 0)
+    padded = np.pad(gaps.astype(np.float64), 1)
+    closes = sum(padded[dy:dy + board.height, dx:dx + board.width] for dy in range(3) for dx in range(3))
+    return (np.asarray(values) + CLOSE_VALUE * closes).tolist()
+
+
+class ExposureCageGrod(PatchedGrod):
+    """ExposureGrod whose teammates also put tackle zones on the blitz's open ways into the cage."""
+    patch = {"Board": ExposureBoard, "position_map": closing_position_map}
+
+    def __init__(self, name: str = "grod-exposure-cage", seed: Optional[int] = None):
         super().__init__(name, seed)

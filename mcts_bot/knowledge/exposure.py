@@ -54,10 +54,11 @@ def _beside(mask: np.ndarray) -> np.ndarray:
     return out
 
 
-def exposure_grid(game: botbowl.Game, team: botbowl.Team, carrier: Optional[botbowl.Player] = None) -> np.ndarray:
-    """For each square, how exposed a carrier of `team` standing there would be (an index into
-    EXPOSURES), with every other player where he stands; `carrier`, if given, is taken off the pitch
-    first (he is the one who moves there)."""
+def reach(game: botbowl.Game, team: botbowl.Team, carrier: Optional[botbowl.Player] = None) \
+        -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where `team`'s opponents can be in their next turn, as three boolean grids: the squares they
+    reach with no dice, with dice, and those of their players exerting a tackle zone now; `carrier`,
+    if given, taken off the pitch first."""
     width, height = game.arena.width, game.arena.height
     board = game.state.pitch.board
     skip = None if carrier is None else (carrier.position.x, carrier.position.y)
@@ -86,7 +87,16 @@ def exposure_grid(game: botbowl.Game, team: botbowl.Team, carrier: Optional[botb
                 free[y, x] = True
         for x, y in _walk(start, max(moves, 0) + GFIS, blocked, None, inside):
             dice[y, x] = True
-    grid = np.full((height, width), NONE, dtype=np.int8)
+    return free, dice, marks
+
+
+def exposure_grid(game: botbowl.Game, team: botbowl.Team, carrier: Optional[botbowl.Player] = None,
+                  reached: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None) -> np.ndarray:
+    """For each square, how exposed a carrier of `team` standing there would be (an index into
+    EXPOSURES), with every other player where he stands; `carrier`, if given, is taken off the pitch
+    first (he is the one who moves there). `reached`: `reach(game, team, carrier)` if already known."""
+    free, dice, marks = reached if reached is not None else reach(game, team, carrier)
+    grid = np.full(free.shape, NONE, dtype=np.int8)
     grid[_beside(dice)] = DICE
     grid[_beside(free)] = OPEN
     grid[_beside(marks)] = MARKED
