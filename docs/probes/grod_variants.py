@@ -182,9 +182,13 @@ class ExposureBoard(Board):
     carrier there (marked, reached with no dice, only with dice, not at all) with every teammate
     where he stands; an open square counts the unused teammates who could still close it."""
 
+    def __init__(self, game: botbowl.Game, team: botbowl.Team):
+        super().__init__(game, team)
+        self._reached = None
+
     def reached(self):
         """`exposure.reach` for this decision, computed once."""
-        if getattr(self, "_reached", None) is None:
+        if self._reached is None:
             self._reached = exposure.reach(self.game, self.team, self.our_carrier)
         return self._reached
 
