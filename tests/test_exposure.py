@@ -17,17 +17,19 @@ CAGE = {1: (5, 6), 2: (7, 6), 5: (5, 8), 6: (7, 8)}  # the four corners around a
     (CAGE, {0: (20, 7)}, False, "exposed_none"),            # 13 squares: beyond MA 7 + 2
     ({7: (9, 7)}, {0: (10, 7)}, False, "exposed_dice"),     # marked himself: leaving takes a dodge
 ])
-def test_exposure_says_how_the_opponents_could_get_at_the_carrier(ours, theirs, down, expected):
-    game = arranged_position(11, "home", ours={0: (6, 7), **ours}, theirs=theirs, carrier=0)
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_exposure_says_how_the_opponents_could_get_at_the_carrier(ours, theirs, down, expected, side):
+    game = arranged_position(11, side, ours={0: (6, 7), **ours}, theirs=theirs, carrier=0)
     if down:
         game.get_opp_team(game.active_team).players[0].state.up = False
     assert exposure(game, game.active_team.players[0]) == expected
 
 
-def test_the_grid_judges_each_square_as_if_the_carrier_moved_there():
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_the_grid_judges_each_square_as_if_the_carrier_moved_there(side):
     # A cage around (6, 7); the carrier still stands at (10, 7), in the way of nobody once he moves.
     ours = {0: (10, 7), **CAGE}
-    game = arranged_position(11, "home", ours=ours, theirs={0: (13, 7)}, carrier=0)
+    game = arranged_position(11, side, ours=ours, theirs={0: (13, 7)}, carrier=0)
     team = game.active_team
     grid = exposure_grid(game, team, team.players[0])
     endzone, step = game.get_opp_endzone_x(team), (1 if game.get_opp_endzone_x(team) == 1 else -1)
