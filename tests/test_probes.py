@@ -86,7 +86,7 @@ def test_the_corner_cage_probe_counts_corners_above_edges(monkeypatch):
 
 def test_the_exposure_probe_prices_a_caged_square_above_an_open_one():
     module = probes()
-    # Our carrier with the four corners of a cage around (6, 7), used; a blitzer at (13, 7).
+    # The four corners of a cage around (6, 7), used; our carrier at (6, 9), to move; a blitzer at (13, 7).
     corners = {1: (5, 6), 2: (7, 6), 5: (5, 8), 6: (7, 8)}
     game = arranged_position(11, "home", ours={0: (6, 9), **corners}, theirs={0: (13, 7)}, carrier=0)
     team = game.active_team
@@ -96,7 +96,7 @@ def test_the_exposure_probe_prices_a_caged_square_above_an_open_one():
     step = 1 if ahead == 1 else -1
     caged, open_ = game.get_square(ahead + step * 6, 7), game.get_square(ahead + step * 6, 3)
     ball_map = module.ExposureBoard(game, team).ball_map()
-    assert ball_map[caged.y][caged.x] == pytest.approx(module.LOSE_BY_EXPOSURE[2])
+    assert ball_map[caged.y][caged.x] == pytest.approx(module.LOSE_BY_EXPOSURE[module.exposure.DICE])
     assert ball_map[open_.y][open_.x] > ball_map[caged.y][caged.x]
 
 
