@@ -174,7 +174,7 @@ class CornerCageGrod(PatchedGrod):
 # -- the carrier's safety judged by what the blitz can reach
 # The chance the carrier is knocked loose in the opponent's turn, by his exposure on the square
 # (mcts_bot/knowledge/exposure.py), as counted between shipped `grod`s (11 players, 200 games).
-LOSE_BY_EXPOSURE = {exposure.MARKED: 0.68, exposure.OPEN: 0.45, exposure.DICE: 0.08, exposure.NONE: 0.0}
+LOSE_BY_EXPOSURE = np.array([0.68, 0.45, 0.08, 0.0])  # marked, open, dice, none (exposure.EXPOSURES' order)
 
 
 class ExposureBoard(Board):
@@ -195,7 +195,7 @@ class ExposureBoard(Board):
     def ball_map(self) -> list:
         if self._ball_map is None:
             grid = exposure.exposure_grid(self.game, self.team, self.our_carrier, self.reached())
-            p_lose = np.vectorize(LOSE_BY_EXPOSURE.get)(grid).astype(np.float64)
+            p_lose = LOSE_BY_EXPOSURE[grid]
             potential = np.zeros_like(p_lose)
             for p in self.ours:
                 if p is not self.our_carrier and p.state.up and not p.state.used:
@@ -233,9 +233,7 @@ def closing_position_map(board: Board, target) -> list:
     free = board.reached()[0]
     ours = board.zones([p for p in board.ours if p is not carrier and p.has_tackle_zone()])
     gaps = (board.cheb(target) == 2) & free & (ours == 0)
-    padded = np.pad(gaps.astype(np.float64), 1)
-    closes = sum(padded[dy:dy + board.height, dx:dx + board.width] for dy in range(3) for dx in range(3))
-    return (np.asarray(values) + CLOSE_VALUE * closes).tolist()
+    return (np.asarray(values) + CLOSE_VALUE * exposure.around(gaps)).tolist()
 
 
 class ExposureCageGrod(PatchedGrod):

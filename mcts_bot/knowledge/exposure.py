@@ -4,7 +4,7 @@ A cage works by tackle zones, not by bodies: a blitzer reaches a square beside t
 dice only if some walk gets him there without leaving a square in the carrier's team's tackle zones
 (each such step is a dodge) and within his MA (each step beyond is a go-for-it). Between `grod`s on
 11 players, a carrier left reachable with no dice at the end of his turn was knocked loose in the
-opponent's turn 45% of the time, one reachable only with dice 8% (docs/bot-bowl-board.md).
+opponent's turn 44% of the time, one reachable only with dice 8% (docs/bot-bowl-board.md).
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ EXPOSURES = ("exposed_marked",  # a standing opponent beside him: a block with n
              "exposed_dice",  # only with a dodge or a GFI (any walk within MA + 2)
              "exposed_none")  # no opponent can get beside him
 MARKED, OPEN, DICE, NONE = range(len(EXPOSURES))
-GFIS = 2
+GFIS = 2  # go-for-its a player may add to his MA
 STAND_UP = 3  # squares of movement it costs to stand up
 
 Squares = Set[Tuple[int, int]]
@@ -43,15 +43,11 @@ def _walk(start: Tuple[int, int], steps: int, blocked, zones: Optional[Squares],
     return reached
 
 
-def _beside(mask: np.ndarray) -> np.ndarray:
-    """Squares with a square of `mask` beside them (or on them)."""
-    padded = np.pad(mask, 1)
+def around(mask: np.ndarray) -> np.ndarray:
+    """For each square, how many squares of the boolean grid `mask` are beside it or on it."""
+    padded = np.pad(mask.astype(np.int32), 1)
     height, width = mask.shape
-    out = np.zeros_like(mask)
-    for dy in range(3):
-        for dx in range(3):
-            out |= padded[dy:dy + height, dx:dx + width]
-    return out
+    return sum(padded[dy:dy + height, dx:dx + width] for dy in range(3) for dx in range(3))
 
 
 def reach(game: botbowl.Game, team: botbowl.Team, carrier: Optional[botbowl.Player] = None) \
@@ -97,9 +93,9 @@ def exposure_grid(game: botbowl.Game, team: botbowl.Team, carrier: Optional[botb
     first (he is the one who moves there). `reached`: `reach(game, team, carrier)` if already known."""
     free, dice, marks = reached if reached is not None else reach(game, team, carrier)
     grid = np.full(free.shape, NONE, dtype=np.int8)
-    grid[_beside(dice)] = DICE
-    grid[_beside(free)] = OPEN
-    grid[_beside(marks)] = MARKED
+    grid[around(dice) > 0] = DICE
+    grid[around(free) > 0] = OPEN
+    grid[around(marks) > 0] = MARKED
     return grid
 
 
