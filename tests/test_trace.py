@@ -3,7 +3,9 @@ on positions whose dice are forced, resume, and the script's table played and re
 import json
 from contextlib import contextmanager
 from dataclasses import asdict
+from types import SimpleNamespace
 
+import botbowl
 import pytest
 from botbowl.core import Action, ActionType
 from botbowl.core.model import D6, BBDie
@@ -66,7 +68,9 @@ def test_the_searches_overrules_are_counted_for_the_searching_bot_only():
     # An overrule plays a child whose lower bound beat the first's mean (or a first left with too
     # few visits to count): their gains sum above 0.
     assert a.overrule_gain > 0
-    assert b.searches == b.overrules == 0
+    assert 0 < a.overruled_actions <= min(a.overrules, a.start_searches)
+    assert a.overruled_turnovers <= a.turnovers
+    assert b.searches == b.overrules == b.overruled_actions == b.overruled_turnovers == 0
     table = trace.markdown_table([record])
     assert f"| Searched decisions: the priors' choice overruled | {a.overrules}/{a.searches} " in table
 
@@ -308,3 +312,43 @@ def test_a_carrier_knocked_loose_after_a_turn_end_with_one_guard():
     assert (c.turn_ends_with_ball, c.guards_1, c.loose_after_guards_1) == (1, 1, 1)
     assert c.loose_after_guards_0 == c.loose_after_guards_2_plus == 0
     assert (c.exposed_marked, c.loose_after_exposed_marked) == (1, 1)  # the blitzer stood beside him
+
+
+class _Searcher(botbowl.Agent):
+    """Plays the given actions; each decision looks searched with priors, overruled where asked."""
+
+    def __init__(self, plays):
+        super().__init__("searcher")
+        self.plays = list(plays)  # (action, overruled)
+        self.last_root = self.last_choice = None
+
+    def act(self, game):
+        action, overruled = self.plays.pop(0)
+        first, other = SimpleNamespace(prior=0.6, value=0.50), SimpleNamespace(prior=0.4, value=0.55)
+        self.last_root = SimpleNamespace(children=[first, other])
+        self.last_choice = other if overruled else first
+        return action
+
+    def new_game(self, game, team):
+        pass
+
+    def end_game(self, game):
+        pass
+
+
+@pytest.mark.parametrize("overrule_the_dodge", [True, False])
+def test_a_turnover_in_a_player_action_the_search_overruled_is_counted_so(overrule_the_dodge):
+    game, player, tracer = _lineman_with_the_ball(rerolls=0)
+    team = game.active_team.team_id
+    dodge = Action(ActionType.MOVE, position=_square(game, 4, 4))
+    bot = trace.TracedAgent(_Searcher([(Action(ActionType.START_MOVE, player=player), False),
+                                       (dodge, overrule_the_dodge)]), lambda: tracer)
+    bot.new_game(game, game.active_team)
+    actions.advance(game, bot.act(game))
+    with fixed_dice(d6=[1]):  # the dodge fails; no re-roll left: a turnover
+        actions.advance(game, bot.act(game))
+    tracer.observe(game)
+    c = tracer.counts[team]
+    assert (c.searches, c.start_searches, c.turnovers) == (2, 1, 1)
+    expected = (1, 1, 1) if overrule_the_dodge else (0, 0, 0)
+    assert (c.overrules, c.overruled_actions, c.overruled_turnovers) == expected

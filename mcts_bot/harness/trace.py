@@ -54,7 +54,9 @@ team's turn, and its end). The counts, one team's over one game (`Counts`):
 - for a bot that searches with priors (MCTS): the decisions it searched, those at the start of a
   player action (botbowl's Turn procedure: which player does what), how many of each played
   another child than the priors' first choice (overruled), and the overruling child's mean value
-  less the first child's, summed (its mean gain in the search's own estimate of the win chance).
+  less the first child's, summed (its mean gain in the search's own estimate of the win chance);
+  the player actions in which it overruled at least one decision, and the turnovers that ended
+  such an action (is the search riskier than its priors?).
 
 A turn that ends by a turnover on the last turn of a half with the team still holding the ball is
 not looked at (the board is cleared before the next decision): `GameTracer.unobserved_turn_ends`
@@ -155,6 +157,8 @@ class Counts:
     start_searches: int = 0  # searched at the start of a player action
     start_overrules: int = 0
     overrule_gain: float = 0.0  # summed over the overrules
+    overruled_actions: int = 0  # player actions with at least one overruled decision
+    overruled_turnovers: int = 0  # turnovers that ended one of those
 
     def bump(self, name: str, by: int = 1) -> None:
         setattr(self, name, getattr(self, name) + by)
@@ -284,6 +288,7 @@ class GameTracer:
         self._block: Optional[Tuple[str, str]] = None  # (attacker id, defender id) of this action's last block
         self._block_rolled = False  # its dice are rolled and not chosen yet: another roll is a re-roll
         self._blitz: Optional[List] = None  # [team id, player id, blocked]
+        self.overruled: Dict[str, bool] = {}  # team id -> its search overruled in its current player action
         proc = game.get_current_turn_proc()
         if proc is not None and not proc.blitz and not proc.quick_snap and not game.state.game_over:
             self._start_turn(proc.team.team_id)
@@ -466,6 +471,7 @@ class GameTracer:
             counts.turnovers += 1
             cause = self._cause[0] if self._cause is not None else "other"
             counts.bump(f"turnovers_{cause}")
+            counts.overruled_turnovers += self.overruled.get(report.team.team_id, False)
         self._cause = None
         turn, self._turn = self._turn, None
         if turn is None:
@@ -641,14 +647,19 @@ class TracedAgent(botbowl.Agent):
         at_start = isinstance(game.get_procedure(), Turn)
         action = self.bot.act(game)
         tracer.chosen(game, action)
-        self._count_search(tracer.counts[self._team_id], at_start)
+        if at_start:
+            tracer.overruled[self._team_id] = False
+        if self._count_search(tracer.counts[self._team_id], at_start):
+            tracer.counts[self._team_id].overruled_actions += not tracer.overruled.get(self._team_id, False)
+            tracer.overruled[self._team_id] = True
         return action
 
-    def _count_search(self, counts: Counts, at_start: bool) -> None:
-        """The decision's search, if the bot searched it with priors: overruled or not, and by how much."""
+    def _count_search(self, counts: Counts, at_start: bool) -> bool:
+        """The decision's search, if the bot searched it with priors: overruled or not, and by how
+        much. True if it overruled."""
         root, choice = getattr(self.bot, "last_root", None), getattr(self.bot, "last_choice", None)
         if root is None or choice is None or not root.children or root.children[0].prior is None:
-            return
+            return False
         overruled = choice is not root.children[0]
         counts.searches += 1
         counts.overrules += overruled
@@ -656,6 +667,7 @@ class TracedAgent(botbowl.Agent):
         counts.start_overrules += overruled and at_start
         if overruled:
             counts.overrule_gain += choice.value - root.children[0].value
+        return overruled
 
 
 # ------------------------------------------------------------------------------------------ playing
@@ -866,6 +878,9 @@ ROWS = [
     ("- at the start of a player action", lambda c, g: _share(c.start_overrules, c.start_searches)),
     ("Mean value gain of an overrule (the search's win chance)",
      lambda c, g: f"{c.overrule_gain / c.overrules:.3f}" if c.overrules else "-"),
+    ("Player actions with an overrule / begun with a search",
+     lambda c, g: _share(c.overruled_actions, c.start_searches)),
+    ("- turnovers in them / all turnovers", lambda c, g: _share(c.overruled_turnovers, c.turnovers)),
 ]
 
 
