@@ -1,18 +1,24 @@
-"""The probes of docs/probes/ (`grod` with one idea changed, measured in docs/bot-bowl-board.md):
-they load as bots of one's own, play legal games, and leave the shipped `grod` as it was."""
+"""The probes of docs/probes/: `grod` with one idea changed (measured in docs/bot-bowl-board.md) loads
+as bots of one's own, plays legal games, and leaves the shipped `grod` as it was; the value's
+exposure inputs (docs/learned-value.md) sit on the right side and leave the collector as it was."""
+import importlib.util
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from botbowl.ai.bots.random_bot import RandomBot
 
 from conftest import arranged_position, give_ball_to_opponent, legality_checked
+from mcts_bot.harness import collect, training
 from mcts_bot.harness.bots import load_agent_class
 from mcts_bot.harness.games import make_game
-from mcts_bot.knowledge import grod
+from mcts_bot.knowledge import features, grod
+from mcts_bot.knowledge.exposure import EXPOSURES
 from mcts_bot.knowledge.grod import Board
 
 PROBES = Path(__file__).resolve().parents[1] / "docs" / "probes" / "grod_variants.py"
+VALUE_PROBE = Path(__file__).resolve().parents[1] / "docs" / "probes" / "exposure_value.py"
 SHIPPED = {name: getattr(grod, name)
            for name in ("knockdown_value", "best_plan", "TURNOVER_BASE", "Board", "position_map")}
 
@@ -115,3 +121,33 @@ def test_the_closing_probe_values_a_square_that_shuts_an_open_way_in():
     shipped = grod.position_map(board, team.players[0].position)
     assert closing[corner.y][corner.x] > shipped[corner.y][corner.x]  # the missing corner closes the way
     assert closing[far.y][far.x] == shipped[far.y][far.x]  # nothing open near it
+
+
+def value_probe():
+    spec = importlib.util.spec_from_file_location("exposure_value_probe", VALUE_PROBE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_the_value_probe_adds_the_carriers_exposure_for_the_side_that_holds_him(side):
+    module = value_probe()
+    # Our carrier at (6, 7), an opponent standing beside him: marked.
+    game = arranged_position(11, side, ours={0: (6, 7)}, theirs={0: (7, 7)}, carrier=0)
+    ours, theirs = game.active_team, game.get_opp_team(game.active_team)
+    marked = EXPOSURES.index("exposed_marked")
+    assert np.flatnonzero(module.exposure_inputs(game, ours)).tolist() == [marked]
+    assert np.flatnonzero(module.exposure_inputs(game, theirs)).tolist() == [len(EXPOSURES) + marked]
+    inputs = module.features_with_exposure(game, ours)
+    assert np.array_equal(inputs[:features.NUM_FEATURES], features.features(game, ours))
+    loose = arranged_position(11, side, ours={0: (6, 7)}, theirs={0: (7, 7)}, ball=(6, 8))
+    assert not module.exposure_inputs(loose, loose.active_team).any()
+
+
+def test_the_value_probe_restores_the_collector_and_the_trainer():
+    module = value_probe()
+    with module.with_exposure():
+        assert collect.NUM_FEATURES == training.NUM_FEATURES == features.NUM_FEATURES + module.EXTRA
+    assert collect.features is features.features
+    assert collect.NUM_FEATURES == training.NUM_FEATURES == features.NUM_FEATURES
