@@ -14,7 +14,7 @@ from mcts_bot.harness import collect, training
 from mcts_bot.harness.bots import load_agent_class
 from mcts_bot.harness.games import make_game
 from mcts_bot.knowledge import features, grod
-from mcts_bot.knowledge.exposure import EXPOSURES
+from mcts_bot.knowledge.exposure import EXPOSURES, MARKED
 from mcts_bot.knowledge.grod import Board
 
 PROBES = Path(__file__).resolve().parents[1] / "docs" / "probes" / "grod_variants.py"
@@ -136,9 +136,8 @@ def test_the_value_probe_adds_the_carriers_exposure_for_the_side_that_holds_him(
     # Our carrier at (6, 7), an opponent standing beside him: marked.
     game = arranged_position(11, side, ours={0: (6, 7)}, theirs={0: (7, 7)}, carrier=0)
     ours, theirs = game.active_team, game.get_opp_team(game.active_team)
-    marked = EXPOSURES.index("exposed_marked")
-    assert np.flatnonzero(module.exposure_inputs(game, ours)).tolist() == [marked]
-    assert np.flatnonzero(module.exposure_inputs(game, theirs)).tolist() == [len(EXPOSURES) + marked]
+    assert np.flatnonzero(module.exposure_inputs(game, ours)).tolist() == [MARKED]
+    assert np.flatnonzero(module.exposure_inputs(game, theirs)).tolist() == [len(EXPOSURES) + MARKED]
     inputs = module.features_with_exposure(game, ours)
     assert np.array_equal(inputs[:features.NUM_FEATURES], features.features(game, ours))
     loose = arranged_position(11, side, ours={0: (6, 7)}, theirs={0: (7, 7)}, ball=(6, 8))

@@ -77,12 +77,12 @@ def _sliced(games: training.Games, n: int) -> training.Games:
 
 
 def game_losses(model, games: training.Games) -> np.ndarray:
-    """Per held-out game: (summed log-loss over its records from both sides, number of records)."""
+    """Per held-out game: the log-loss summed over its records, from both sides."""
     rows = []
     for x, result in zip(games.x, games.result):
-        p = np.clip(np.concatenate([model.predict(x[:, 0]), model.predict(x[:, 1])]), 1e-6, 1 - 1e-6)
+        p = np.concatenate([model.predict(x[:, 0]), model.predict(x[:, 1])])
         y = np.concatenate([np.full(len(x), result), np.full(len(x), 1 - result)])
-        rows.append((-(y * np.log(p) + (1 - y) * np.log(1 - p))).sum())
+        rows.append(training.log_loss(p, y) * len(y))
     return np.array(rows)
 
 
