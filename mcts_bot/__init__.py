@@ -19,7 +19,7 @@ import botbowl
 
 from mcts_bot.agent import MCTSBot, search
 from mcts_bot.core.nodes import ActionNode, ChanceNode
-from mcts_bot.core.preset import Preset
+from mcts_bot.core.preset import ByBoard, Preset
 from mcts_bot.core.search import Budget, Search, SearchResult, SearchStats, run_search
 from mcts_bot.knowledge.grod import GrodBot
 from mcts_bot.knowledge.policy_bot import PolicyBot
@@ -29,7 +29,7 @@ from mcts_bot.views.decision_page import DecisionPages
 from mcts_bot.views.tree_xml import to_xml
 
 __all__ = [
-    "ActionNode", "Budget", "ChanceNode", "DecisionPages", "GrodBot", "MCTSBot", "PRESETS", "Preset",
+    "ActionNode", "Budget", "ByBoard", "ChanceNode", "DecisionPages", "GrodBot", "MCTSBot", "PRESETS", "Preset",
     "ScriptedBot", "Search", "SearchResult", "SearchStats", "configure", "get_preset", "run_search", "search",
     "to_xml",
 ]

@@ -203,7 +203,8 @@ class MCTSBot(botbowl.Agent):
         helpers = None
         if pending and self.parallel == "tree":
             helpers, pending = tree_parallel.TreeHelpers(pending, self.rng), []
-        result = run_search(game if own is None else own, budget=budget, preset=self.preset, rng=self.rng,
+        preset = self.preset.for_game(game)  # its parts for this board (`ByBoard`)
+        result = run_search(game if own is None else own, budget=budget, preset=preset, rng=self.rng,
                             team=team, deadline=deadline, root=reused, copy=own is None, helpers=helpers)
         if helpers is not None:
             self._settle(result, helpers)
@@ -222,7 +223,7 @@ class MCTSBot(botbowl.Agent):
         self.totals.seconds += result.stats.seconds
         self.totals.errors += result.stats.error is not None
         self.totals.late_workers += result.stats.late_workers
-        chosen = result.choice if result.choice is not None else self._choose(result.root)
+        chosen = result.choice if result.choice is not None else self._choose(result.root, preset)
         if chosen is None:
             return self._fallback(game)
         # expand_all put the root's children in prior order: the first is the priors' own choice.
@@ -301,12 +302,12 @@ class MCTSBot(botbowl.Agent):
         self.totals.safe_actions += 1
         return scripted_or_safe_action(game, self.rng, "the MCTS bot")
 
-    def _choose(self, root: ActionNode) -> Optional[ChanceNode]:
+    def _choose(self, root: ActionNode, preset: Preset) -> Optional[ChanceNode]:
         """The final policy's pick among the children that were evaluated at least once, if any."""
         if not any(child.visits for child in root.children):
             return None
         try:
-            chosen = self.preset.final_policy(root)
+            chosen = preset.final_policy(root)
         except Exception as exc:  # noqa: BLE001
             log_failure_once(exc, "the final policy raised; playing the most visited child")
             self.totals.errors += 1

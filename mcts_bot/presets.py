@@ -45,7 +45,7 @@ from mcts_bot.core.policies import (
     shuffled_order,
     ucb1,
 )
-from mcts_bot.core.preset import Preset, check_parts
+from mcts_bot.core.preset import BOT_BOWL_PLAYERS, Preset, check_parts
 from mcts_bot.knowledge.grod import grod_action
 from mcts_bot.knowledge.heuristics import material_heuristic, progress_heuristic, threat_heuristic
 from mcts_bot.knowledge.priors import (
@@ -62,7 +62,6 @@ from mcts_bot.knowledge.value import learned_value
 # grod prices every player's plans for each choice: its choices are remembered per state (one memo
 # for the priors and the playouts).
 GROD_CHOICE = RememberedChoice(grod_action)
-BOT_BOWL_PLAYERS = 11  # players a side on the board Bot Bowl is played on
 
 
 def board_choice(game: botbowl.Game, rng: Optional[np.random.RandomState] = None) -> Action:

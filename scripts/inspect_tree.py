@@ -44,7 +44,7 @@ def main() -> None:
     team = game.active_team
     print(f"\n{args.board}-player board, seed {args.seed}, after {args.steps} random steps: "
           f"{'home' if team == game.state.home_team else 'away'} to act, {result.stats}")
-    chosen = preset.final_policy(result.root).action if result.root.children else None
+    chosen = preset.for_game(game).final_policy(result.root).action if result.root.children else None
     print(f"Chosen: {describe_action(chosen)}" if chosen is not None
           else "Nothing to choose here (no action for the tree)")
     if args.html is not None:

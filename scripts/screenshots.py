@@ -27,7 +27,7 @@ def decision_view(args: argparse.Namespace, out: Path, work: Path) -> None:
     result = mcts_bot.run_search(game, budget=Budget(iterations=args.iterations), preset=preset,
                                  rng=np.random.RandomState(args.seed))
     page = work / "decision.html"
-    page.write_text(decision_html(game, result.root, action=preset.final_policy(result.root).action,
+    page.write_text(decision_html(game, result.root, action=preset.for_game(game).final_policy(result.root).action,
                                            stats=result.stats, max_depth=2), encoding="utf-8")
     with browser.chromium(width=1300, height=1250) as driver:
         driver.get(page.as_uri())

@@ -2,6 +2,7 @@
 import importlib
 
 import botbowl
+import numpy as np
 import pytest
 from botbowl.ai.bots.random_bot import RandomBot
 
@@ -87,3 +88,37 @@ def test_full_game_against_random_only_legal_actions(board, mcts_home, preset):
     assert mcts.totals.overruled == sum(overruled)
     if preset == "default":
         assert mcts.totals.reused_trees > 0 and len(overruled) == mcts.totals.searches
+
+
+def test_a_part_chosen_by_board_is_picked_for_the_game_being_played():
+    from mcts_bot.core.policies import most_visited
+    from mcts_bot.core.preset import ByBoard
+    used = []
+
+    def final(board):
+        def policy(root):
+            used.append(board)
+            return most_visited(root)
+        return policy
+
+    by_board = ByBoard(smaller=final("smaller"), bot_bowl=final("bot bowl"))
+    preset = mcts_bot.configure("vanilla", final_policy=by_board)
+    assert preset.final_policy is by_board and preset.for_game(turn_position(3, seed=0)).final_policy is by_board.smaller
+    assert mcts_bot.get_preset("vanilla").for_game(turn_position(11, seed=0)) is mcts_bot.get_preset("vanilla")
+    for board in (3, 11):
+        game = turn_position(board, seed=1)
+        bot = mcts_bot.MCTSBot(seconds=None, iterations=8, seed=0, preset=preset)
+        bot.new_game(game, game.active_team)
+        bot.act(game)
+        assert bot.totals.errors == 0
+    assert used == ["smaller", "bot bowl"]
+    # The search loop picks its parts too: a ByBoard tree policy is called inside every iteration.
+    from mcts_bot.core.policies import puct
+    result = mcts_bot.run_search(turn_position(3, seed=1), budget=mcts_bot.Budget(iterations=8),
+                                 preset=mcts_bot.configure("default", tree_policy=ByBoard(puct, puct)),
+                                 rng=np.random.RandomState(0))
+    assert result.stats.error is None and result.root.visits == 8
+    with pytest.raises(TypeError, match="picked per game: use preset.for_game"):
+        by_board(None)
+    with pytest.raises(TypeError, match="ByBoard.bot_bowl must be a callable part"):
+        ByBoard(smaller=most_visited, bot_bowl=None)

@@ -20,6 +20,29 @@ PriorFn = Callable[[botbowl.Game, List[Action]], List[float]]
 # (root, random generator, progress of the budget in [0, 1]) -> an object with select() and choice()
 RootSelection = Callable[[object, np.random.RandomState, Callable[[], float]], object]
 ROLLOUT_HORIZONS = ("turn", "action")
+BOT_BOWL_PLAYERS = 11  # players a side on the board Bot Bowl is played on
+
+
+@dataclass(frozen=True)
+class ByBoard:
+    """A part of a preset that differs with the board: `bot_bowl` on boards of `players` a side or
+    more (the Bot Bowl board), `smaller` below. It keeps the parts' own signatures: a final policy
+    sees only the tree, so the board is chosen when a search starts (`Preset.for_game`)."""
+
+    smaller: Callable
+    bot_bowl: Callable
+    players: int = BOT_BOWL_PLAYERS
+
+    def __post_init__(self) -> None:
+        for name in ("smaller", "bot_bowl"):
+            if not callable(getattr(self, name)) or isinstance(getattr(self, name), ByBoard):
+                raise TypeError(f"ByBoard.{name} must be a callable part, got {getattr(self, name)!r}")
+
+    def pick(self, game: botbowl.Game) -> Callable:
+        return self.bot_bowl if game.config.pitch_max >= self.players else self.smaller
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError("a ByBoard part is picked per game: use preset.for_game(game), then call its parts")
 
 
 @dataclass(frozen=True)
@@ -76,6 +99,12 @@ class Preset:
             # Stopping once the most visited child cannot be overtaken says nothing about another final choice.
             raise ValueError(f"stop_when_decided needs the most_visited final policy, got {self.final_policy!r}: "
                              f"set stop_when_decided=False")
+
+    def for_game(self, game: botbowl.Game) -> "Preset":
+        """This preset with each `ByBoard` part replaced by the one for `game`'s board (itself if none)."""
+        picks = {name: getattr(self, name).pick(game) for name in CALLABLE_PARTS
+                 if isinstance(getattr(self, name), ByBoard)}
+        return dataclasses.replace(self, **picks) if picks else self
 
     def replace(self, **changes) -> "Preset":
         """This preset with some parts replaced (checked like a new one); an unknown part is a TypeError."""

@@ -357,6 +357,7 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
     if not copy and not isinstance(game, SearchGame):
         raise TypeError("run_search(copy=False) searches the search's own copy in place: pass "
                         "search_copy.private_copy(game, seed), not the game itself")
+    preset = preset.for_game(game)  # its parts for this board (`ByBoard`)
     seed = int(rng.randint(2 ** 31))
     if copy:
         game = private_copy(game, seed=seed)

@@ -153,7 +153,7 @@ def serve(conn: Connection, preset: Preset, seed: int, parent: int) -> None:
                 _, snapshot, team_id = message
                 game = pickle.loads(snapshot)
                 game.set_seed(int(rng.randint(2 ** 31)))
-                search = Search(game, team_id, preset, rng, deadline=None)
+                search = Search(game, team_id, preset.for_game(game), rng, deadline=None)
             except Exception as exc:  # noqa: BLE001 - reported with the first iteration asked for
                 failure = f"the state could not be loaded: {type(exc).__name__}: {exc}"
             continue

@@ -87,6 +87,7 @@ def warm_up(conn: Connection, message: tuple, preset: Preset, rng: np.random.Ran
         game = pickle.loads(snapshot)
         if not game.state.available_actions:
             game.set_available_actions()  # a game not started yet (`Agent.new_game` comes first): START_GAME
+        preset = preset.for_game(game)
         for _ in range(WARM_STEPS):
             if game.state.game_over or (isinstance(game.get_procedure(), Turn)
                                         and len(game_actions.legal_actions(game)) > 1):
