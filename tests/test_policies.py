@@ -130,6 +130,10 @@ def test_the_default_plans_with_grod_on_the_bot_bowl_board_and_the_scripted_poli
     assert default.rollout_policy is presets.board_choice
     assert isinstance(default.priors, partial) and default.priors.func is knowledge_priors
     assert default.priors.keywords == {"choose": presets.board_choice}
+    # Its final choice asks an overrule for a margin on the Bot Bowl board only.
+    finals = [default.for_game(turn_position(board, seed=0)).final_policy for board in (11, 5, 3)]
+    assert [final.keywords for final in finals] == [{"z": 3.0, "min_gain": 0.02}, {"z": 3.0}, {"z": 3.0}]
+    assert all(final.func is robust_child for final in finals)
     # The default until the change, on every board; and `learned`, the settings its measurements ran with.
     for name in ("default-scripted", "learned"):
         assert get_preset(name).priors is knowledge_priors and get_preset(name).rollout_policy is scripted_action
