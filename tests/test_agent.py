@@ -103,7 +103,8 @@ def test_a_part_chosen_by_board_is_picked_for_the_game_being_played():
 
     by_board = ByBoard(smaller=final("smaller"), bot_bowl=final("bot bowl"))
     preset = mcts_bot.configure("vanilla", final_policy=by_board)
-    assert preset.final_policy is by_board and preset.for_game(turn_position(3, seed=0)).final_policy is by_board.smaller
+    assert preset.final_policy is by_board
+    assert preset.for_game(turn_position(3, seed=0)).final_policy is by_board.smaller
     assert mcts_bot.get_preset("vanilla").for_game(turn_position(11, seed=0)) is mcts_bot.get_preset("vanilla")
     for board in (3, 11):
         game = turn_position(board, seed=1)
