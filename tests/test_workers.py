@@ -136,14 +136,16 @@ def test_a_failing_worker_costs_iterations_never_the_decision(monkeypatch, failu
     # saw a hanging helper answer every prescription: that is the only way it could).
     monkeypatch.setattr(*((root_parallel, "run_search") if parallel == "root" else (tree_parallel, "Search")), failure)
     game = turn_position(3, seed=4)
-    bot = mcts_bot.MCTSBot(seconds=0.3, seed=0, workers=2, parallel=parallel)
+    # A second: time enough, on a loaded host, for a dying helper's end to be seen by the deadline
+    # (seen later, it counts as late; at 0.3 s the suite under load once saw that).
+    bot = mcts_bot.MCTSBot(seconds=1.0, seed=0, workers=2, parallel=parallel)
     bot.new_game(game, game.active_team)
     first = bot.workers._helpers[0][0]
     start = time.perf_counter()
     action = bot.act(game)
     elapsed = time.perf_counter() - start
     assert allowed_by_botbowl(game, action)
-    assert elapsed < 0.3 + 1.0, f"the decision took {elapsed:.2f} s"
+    assert elapsed < 1.0 + 1.0, f"the decision took {elapsed:.2f} s"
     assert bot.last_stats.merged_iterations == 0 and bot.last_stats.iterations > 0
     if failure is hang:  # late, not failed (yet): counted, no error
         assert (bot.totals.errors, bot.totals.late_workers, bot.last_stats.late_workers) == (0, 1, 1)
