@@ -46,7 +46,7 @@ from mcts_bot.core.policies import (
     shuffled_order,
     ucb1,
 )
-from mcts_bot.core.preset import BOT_BOWL_PLAYERS, ByBoard, Preset, check_parts
+from mcts_bot.core.preset import ByBoard, Preset, check_parts, on_bot_bowl_board
 from mcts_bot.knowledge.grod import grod_action
 from mcts_bot.knowledge.heuristics import material_heuristic, progress_heuristic, threat_heuristic
 from mcts_bot.knowledge.priors import (
@@ -69,7 +69,7 @@ def board_choice(game: botbowl.Game, rng: Optional[np.random.RandomState] = None
     """The rule-based choice the default plans with: `grod`'s on the Bot Bowl board, where the search
     on it scored better against both sparring partners than on the scripted policy's
     (docs/bot-bowl-board.md); the scripted policy's on smaller boards, where only that was measured."""
-    policy = GROD_CHOICE if game.config.pitch_max >= BOT_BOWL_PLAYERS else scripted_action
+    policy = GROD_CHOICE if on_bot_bowl_board(game) else scripted_action
     return policy(game, rng)
 
 

@@ -23,6 +23,11 @@ ROLLOUT_HORIZONS = ("turn", "action")
 BOT_BOWL_PLAYERS = 11  # players a side on the board Bot Bowl is played on
 
 
+def on_bot_bowl_board(game: botbowl.Game, players: int = BOT_BOWL_PLAYERS) -> bool:
+    """Whether `game` is played with `players` a side or more (by default the Bot Bowl board)."""
+    return game.config.pitch_max >= players
+
+
 @dataclass(frozen=True)
 class ByBoard:
     """A part of a preset that differs with the board: `bot_bowl` on boards of `players` a side or
@@ -35,11 +40,12 @@ class ByBoard:
 
     def __post_init__(self) -> None:
         for name in ("smaller", "bot_bowl"):
-            if not callable(getattr(self, name)) or isinstance(getattr(self, name), ByBoard):
-                raise TypeError(f"ByBoard.{name} must be a callable part, got {getattr(self, name)!r}")
+            part = getattr(self, name)
+            if not callable(part) or isinstance(part, ByBoard):
+                raise TypeError(f"ByBoard.{name} must be a callable part, got {part!r}")
 
     def pick(self, game: botbowl.Game) -> Callable:
-        return self.bot_bowl if game.config.pitch_max >= self.players else self.smaller
+        return self.bot_bowl if on_bot_bowl_board(game, self.players) else self.smaller
 
     def __call__(self, *args, **kwargs):
         raise TypeError("a ByBoard part is picked per game: use preset.for_game(game), then call its parts")
