@@ -157,24 +157,26 @@ def test_a_tree_parallel_search_keeps_its_budget_and_its_statistics():
 
 
 _play = tree_parallel.play
-HOLD_SECONDS = 0.2  # an iteration asked for this close to the deadline ...
-LATE_SECONDS = 0.1  # ... answers only this long after it
+LATE_SECONDS = 0.5  # longer than the slack below, so that waiting for it would fail the test
+_decisions_answered = set()  # (in each forked helper) the deadlines it has answered once
 
 
-def play_late_near_the_deadline(search, prescription, expand, deadline=None):
-    """A helper's iteration (helpers are forked with the patch): at once early in a decision; one
-    asked for in its last `HOLD_SECONDS` answers `LATE_SECONDS` after the deadline, so a result is
-    still out at every deadline however loaded the machine (a fixed slowness left too little time
-    for the helper's answers on a slow one)."""
-    if deadline is not None and deadline - time.perf_counter() < HOLD_SECONDS:
+def play_late_after_the_first(search, prescription, expand, deadline=None):
+    """A helper's iteration (helpers are forked with the patch): its first in a decision at once,
+    every later one only `LATE_SECONDS` after the deadline. The agent hands each helper two at the
+    start, so one result is in and one still out at every deadline however loaded the machine (a
+    hold only near the deadline once saw no work asked for in it: the agent stops handing out work
+    two of its own iterations before the deadline, and under the suite's load those are slow)."""
+    if deadline is not None and deadline in _decisions_answered:
         time.sleep(max(0.0, deadline - time.perf_counter()) + LATE_SECONDS)
+    _decisions_answered.add(deadline)
     return _play(search, prescription, expand, deadline)
 
 
 def test_a_result_still_out_at_the_deadline_is_let_go_without_an_error(monkeypatch):
     # A helper has an iteration under way at every deadline: the decision lets it go (and ends in
     # time), the next throws its answer away, and the helper stays and keeps helping.
-    monkeypatch.setattr(tree_parallel, "play", play_late_near_the_deadline)
+    monkeypatch.setattr(tree_parallel, "play", play_late_after_the_first)
     out_at_the_end = []
     abandon = tree_parallel.TreeHelpers.abandon
 
@@ -192,7 +194,7 @@ def test_a_result_still_out_at_the_deadline_is_let_go_without_an_error(monkeypat
         for _ in range(2):
             start = time.perf_counter()
             bot.act(game)
-            assert time.perf_counter() - start < seconds + 0.3  # (slack for a loaded machine)
+            assert time.perf_counter() - start < seconds + 0.4  # (slack for a loaded machine)
             assert out_at_the_end[-1] >= 1  # a result was still out, and was let go
             assert bot.last_stats.merged_iterations >= 1 and bot.last_stats.error is None
             assert visits_consistent(bot.last_root)
