@@ -185,11 +185,11 @@ def test_a_late_worker_is_kept_counted_and_its_late_reply_dropped(monkeypatch, c
     game = turn_position(3, seed=5)
     bot = mcts_bot.MCTSBot(seconds=0.3, seed=0, workers=2)
     bot.new_game(game, game.active_team)
-    helper = bot.workers._helpers[0][0]
+    helper, conn = bot.workers._helpers[0]
     with caplog.at_level("INFO", logger="mcts_bot"):
         bot.act(game)
         assert bot.last_stats.merged_iterations == 0 and bot.last_stats.late_workers == 1
-        time.sleep(1.0)  # the late reply arrives before the next decision
+        assert conn.poll(timeout=30)  # the late reply arrives before the next decision (read by it)
         bot.act(game)
     # The same helper searched again (late again: it still sleeps), and the first reply was not
     # taken for the second decision's. Late is counted, not an error, and not logged.
@@ -285,7 +285,7 @@ def test_a_helper_late_past_the_next_decision_sits_it_out(monkeypatch, caplog):
     game = turn_position(3, seed=5)
     bot = mcts_bot.MCTSBot(seconds=0.3, seed=0, workers=2)
     bot.new_game(game, game.active_team)
-    helper = bot.workers._helpers[0][0]
+    helper, conn = bot.workers._helpers[0]
     with caplog.at_level("INFO", logger="mcts_bot"):
         bot.act(game)
         bot.act(game)  # at once: the helper still sleeps on its first reply
@@ -293,7 +293,7 @@ def test_a_helper_late_past_the_next_decision_sits_it_out(monkeypatch, caplog):
     assert bot.workers._helpers[0][0] is helper and helper.is_alive()
     assert bot.totals.errors == 0 and not caplog.records
     monkeypatch.undo()
-    time.sleep(1.0)  # its late reply comes
+    assert conn.poll(timeout=30)  # its late reply comes (read by the next decision)
     bot.budget = mcts_bot.Budget(iterations=20)
     bot.act(game)
     assert bot.last_stats.merged_iterations == 20 and bot.workers._helpers[0][0] is helper
