@@ -11,7 +11,7 @@ from botbowl.core import Action, ActionType
 from botbowl.core.model import D6, BBDie
 from botbowl.core.table import BBDieResult
 
-from conftest import arranged_position, run_script
+from conftest import arranged_position, run_script, turn_position
 from mcts_bot.adapter import actions
 from mcts_bot.harness import trace
 
@@ -39,6 +39,7 @@ def consistent(counts: dict) -> None:
     assert c.blitzes_without_block <= c.blitzes and c.carrier_blocks <= c.blocks
     assert c.overrules <= c.searches and c.start_searches <= c.searches and c.start_overrules <= c.overrules
     assert c.start_overrules <= c.start_searches and (c.overrules > 0 or c.overrule_gain == 0)
+    assert c.searches <= c.searched_decisions <= c.search_iterations  # searched with priors, of all searches
 
 
 @pytest.mark.parametrize("board,bots,side,seed", [
@@ -52,6 +53,7 @@ def test_counts_agree_with_each_other_and_with_the_score(board, bots, side, seed
         consistent(record["counts"][role])
         assert record["counts"][role]["touchdowns"] == score
         assert record["counts"][role]["turns"] == 16  # 8 per half on every board
+        assert record["counts"][role]["illegal_actions"] == record["counts"][role]["search_errors"] == 0
     assert record["holder_mismatches"] == 0  # the reports told where the ball was, as the board shows it
     a, b = record["counts"]["A"], record["counts"]["B"]
     assert a["possessions"] + b["possessions"] > 0 and a["blocks"] + b["blocks"] > 0
@@ -71,8 +73,39 @@ def test_the_searches_overrules_are_counted_for_the_searching_bot_only():
     assert 0 < a.overruled_actions <= min(a.overrules, a.start_searches)
     assert a.overruled_turnovers <= a.turnovers
     assert b.searches == b.overrules == b.overruled_actions == b.overruled_turnovers == 0
+    # Every search of the bot (its own totals), each of the 30 iterations asked for.
+    assert a.searched_decisions == a.searches and a.search_iterations == 30 * a.searched_decisions
+    assert b.searched_decisions == b.search_iterations == 0
     table = trace.markdown_table([record])
     assert f"| Searched decisions: the priors' choice overruled | {a.overrules}/{a.searches} " in table
+    assert f"| Iterations per searched decision | 30.00 (n={a.searched_decisions} searches) | - |" in table
+    assert "| Illegal actions / searches stopped by an error | 0 / 0 | 0 / 0 |" in table
+
+
+def test_an_action_botbowl_would_refuse_is_counted_for_its_bot():
+    game = turn_position(3, seed=0)
+    tracer = trace.GameTracer(game)
+
+    class Chooses(botbowl.Agent):
+        def __init__(self, action):
+            super().__init__("chooses")
+            self.action = action
+
+        def new_game(self, game, team):
+            pass
+
+        def act(self, game):
+            return self.action
+
+        def end_game(self, game):
+            pass
+
+    team = game.active_team
+    for action, refused_so_far in ((Action(ActionType.SETUP_FORMATION_WEDGE), 1), (Action(ActionType.END_TURN), 1)):
+        agent = trace.TracedAgent(Chooses(action), lambda: tracer)
+        agent.new_game(game, team)
+        assert agent.act(game) is action  # played as chosen: botbowl refuses it, the trace counts it
+        assert tracer.counts[team.team_id].illegal_actions == refused_so_far  # a formation in a turn; not its end
 
 
 @contextmanager

@@ -81,6 +81,13 @@ class GameSpec:
                 + (f"/value={self.value}" if self.value is not None else ""))
 
 
+def refused_by_botbowl(game: botbowl.Game, action: Action) -> bool:
+    """Whether botbowl would refuse `action` now: its own check (its game loop raises on what it
+    refuses), on a copy of the action, which it fills in with a missing player or square.
+    Independent of the bot's own `actions.is_available`."""
+    return not game._is_action_allowed(Action(action.action_type, position=action.position, player=action.player))
+
+
 class CheckedAgent(botbowl.Agent):
     """Wraps a bot: counts its decisions, the actions it returns that the game does not allow, the
     exceptions it raises, and (with clocks) its returns after its clock ran out."""
@@ -108,10 +115,7 @@ class CheckedAgent(botbowl.Agent):
         except Exception:
             self.exceptions += 1
             raise
-        # botbowl's own check (its game loop raises on what it refuses), on a copy: it fills in a
-        # missing player or square. Independent of the bot's own `actions.is_available`.
-        if not game._is_action_allowed(Action(action.action_type, position=action.position, player=action.player)):
-            self.illegal += 1
+        self.illegal += refused_by_botbowl(game, action)
         clock = game.get_clock(team) if game.config.competition_mode and team is not None else None
         if clock is not None:
             left = clock.get_seconds_left()

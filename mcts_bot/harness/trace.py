@@ -57,6 +57,9 @@ team's turn, and its end). The counts, one team's over one game (`Counts`):
   less the first child's, summed (its mean gain in the search's own estimate of the win chance);
   the player actions in which it overruled at least one decision, and the turnovers that ended
   such an action (is the search riskier than its priors?).
+- for any MCTS bot: its searches and their iterations (the agent's `totals`: iterations per
+  searched decision), and the searches stopped by an error; for every bot, the actions it chose
+  that botbowl would refuse (`matches.refused_by_botbowl`, as the evaluation counts them).
 
 A turn that ends by a turnover on the last turn of a half with the team still holding the ball is
 not looked at (the board is cleared before the next decision): `GameTracer.unobserved_turn_ends`
@@ -75,11 +78,12 @@ from botbowl.core import Action, ActionType
 from botbowl.core.procedure import Turn
 from botbowl.core.table import OutcomeType, Skill
 
+from mcts_bot.agent import GameTotals
 from mcts_bot.core.search import Budget
 from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of
 from mcts_bot.harness.evaluation import score_interval
 from mcts_bot.harness.games import check_board_size, make_game
-from mcts_bot.harness.matches import SIDES, play_to_the_end
+from mcts_bot.harness.matches import SIDES, play_to_the_end, refused_by_botbowl
 from mcts_bot.harness.records import play_missing
 from mcts_bot.knowledge.exposure import EXPOSURES, exposure
 
@@ -159,6 +163,10 @@ class Counts:
     overrule_gain: float = 0.0  # summed over the overrules
     overruled_actions: int = 0  # player actions with at least one overruled decision
     overruled_turnovers: int = 0  # turnovers that ended one of those
+    searched_decisions: int = 0  # an MCTS bot's searches (its `totals`), with priors or not
+    search_iterations: int = 0  # summed over those searches
+    search_errors: int = 0  # searches stopped by an error (the agent played on: `MCTSBot.act`)
+    illegal_actions: int = 0  # actions chosen that botbowl would refuse
 
     def bump(self, name: str, by: int = 1) -> None:
         setattr(self, name, getattr(self, name) + by)
@@ -639,6 +647,12 @@ class TracedAgent(botbowl.Agent):
 
     def end_game(self, game):
         self._tracer_of().finish(game)
+        totals = getattr(self.bot, "totals", None)  # an MCTS bot's, for the game just played
+        if isinstance(totals, GameTotals):
+            counts = self._tracer_of().counts[self._team_id]
+            counts.searched_decisions += totals.searches
+            counts.search_iterations += totals.iterations
+            counts.search_errors += totals.errors
         self.bot.end_game(game)
 
     def act(self, game) -> Action:
@@ -646,6 +660,8 @@ class TracedAgent(botbowl.Agent):
         tracer.observe(game)
         at_start = isinstance(game.get_procedure(), Turn)
         action = self.bot.act(game)
+        if action is not None:
+            tracer.counts[self._team_id].illegal_actions += refused_by_botbowl(game, action)
         tracer.chosen(game, action)
         if at_start:
             tracer.overruled[self._team_id] = False
@@ -881,6 +897,9 @@ ROWS = [
     ("Player actions with an overrule / begun with a search",
      lambda c, g: _share(c.overruled_actions, c.start_searches)),
     ("- turnovers in them / all turnovers", lambda c, g: _share(c.overruled_turnovers, c.turnovers)),
+    ("Iterations per searched decision",
+     lambda c, g: _mean(c.search_iterations, c.searched_decisions, "searches")),
+    ("Illegal actions / searches stopped by an error", lambda c, g: f"{c.illegal_actions} / {c.search_errors}"),
 ]
 
 
