@@ -104,7 +104,7 @@ def test_an_action_botbowl_would_refuse_is_counted_for_its_bot():
     for action, refused_so_far in ((Action(ActionType.SETUP_FORMATION_WEDGE), 1), (Action(ActionType.END_TURN), 1)):
         agent = trace.TracedAgent(Chooses(action), lambda: tracer)
         agent.new_game(game, team)
-        assert agent.act(game) is action  # played as chosen: botbowl refuses it, the trace counts it
+        assert agent.act(game) is action  # returned as chosen: the trace only counts
         assert tracer.counts[team.team_id].illegal_actions == refused_so_far  # a formation in a turn; not its end
 
 
