@@ -19,6 +19,7 @@ from mcts_bot.adapter.actions import legal_actions
 from mcts_bot.core.nodes import iter_action_nodes
 from mcts_bot.core.policies import random_rollout_policy
 from mcts_bot.harness.games import random_position
+from mcts_bot.harness.matches import refused_by_botbowl
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
@@ -183,9 +184,8 @@ def play_out_turn(game: botbowl.Game, bot: botbowl.Agent, max_decisions: int = 2
 
 def allowed_by_botbowl(game: botbowl.Game, action: Action) -> bool:
     """Whether botbowl's own check (the one its game loop raises on) takes `action`: legality
-    judged independently of the bot's `actions.is_available`. On a copy: botbowl's check fills in
-    a missing player or square."""
-    return game._is_action_allowed(Action(action.action_type, position=action.position, player=action.player))
+    judged independently of the bot's `actions.is_available` (`matches.refused_by_botbowl`)."""
+    return not refused_by_botbowl(game, action)
 
 
 def hang(*args, **kwargs):
