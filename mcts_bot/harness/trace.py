@@ -646,10 +646,11 @@ class TracedAgent(botbowl.Agent):
         self.bot.new_game(game, team)
 
     def end_game(self, game):
-        self._tracer_of().finish(game)
+        tracer = self._tracer_of()
+        tracer.finish(game)
         totals = getattr(self.bot, "totals", None)  # an MCTS bot's, for the game just played
         if isinstance(totals, GameTotals):
-            counts = self._tracer_of().counts[self._team_id]
+            counts = tracer.counts[self._team_id]
             counts.searched_decisions += totals.searches
             counts.search_iterations += totals.iterations
             counts.search_errors += totals.errors
