@@ -1,0 +1,80 @@
+"""Probe: does `grod_action`, the choice the default searches with on 11 players, play as `GrodBot`?
+(docs/bot-bowl-board.md)
+
+`GrodBot` keeps its plan within a player's action; `grod_action`, the search's prior and playout
+policy, keeps nothing but each turn's carrier target and plans afresh at every decision. Two ways to
+see where that differs:
+
+- `GrodStateless`, a bot of one's own for `--bots FILE.py:CLASS`: `grod_action`'s choice played
+  alone, with the search's follow-ups (a move ends the player's action), against the shipped `grod`:
+
+      scripts/run.sh trace --bots docs/probes/grod_stateless.py:GrodStateless grod --board 11 --games 50 --seed 700
+
+- `diverge`: `grod` against itself; at each decision both ask `grod_action` too, and the decisions
+  where the two differ are counted by procedure, player action and the two action types:
+
+      .venv/bin/python docs/probes/grod_stateless.py --games 6
+"""
+import argparse
+from collections import Counter
+from typing import Optional
+
+import botbowl
+from botbowl.core import Action
+
+from mcts_bot.adapter.actions import same_action
+from mcts_bot.harness.games import make_game
+from mcts_bot.knowledge.grod import GrodBot, grod_action
+from mcts_bot.knowledge.policy_bot import PolicyBot
+
+
+class GrodStateless(PolicyBot):
+    """`grod_action`'s choice, played as the search's tree offers it (`PolicyBot`, moves ending the action)."""
+
+    def __init__(self, name: str = "grod-stateless", seed: Optional[int] = None):
+        super().__init__(name, priors=lambda game, actions: _one_hot(game, actions), seed=seed)
+
+
+def _one_hot(game: botbowl.Game, actions) -> list:
+    choice = grod_action(game)
+    return [1.0 if same_action(action, choice) else 0.0 for action in actions]
+
+
+class ComparingGrod(GrodBot):
+    """`GrodBot`, counting in `differ` the decisions where `grod_action` would choose otherwise."""
+
+    def __init__(self, name: str, seed: int, differ: Counter, decisions: Counter):
+        super().__init__(name, seed=seed)
+        self.differ, self.decisions = differ, decisions
+
+    def act(self, game: botbowl.Game) -> Action:
+        stateless = grod_action(game)
+        kind = game.state.player_action_type
+        procedure = type(game.get_procedure()).__name__
+        action = super().act(game)
+        self.decisions[procedure] += 1
+        if not same_action(action, stateless):
+            self.differ[(procedure, kind.name if kind else "-", action.action_type.name,
+                         stateless.action_type.name)] += 1
+        return action
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=6, help="grod-against-grod games on 11 players")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    differ, decisions = Counter(), Counter()
+    for number in range(args.games):
+        seed = args.seed + number
+        home = ComparingGrod("grod", seed, differ, decisions)
+        away = ComparingGrod("grod-away", seed + 1000, differ, decisions)
+        make_game(11, home, away, seed=seed, game_id=f"diverge-{seed}").init()
+    print(f"{sum(decisions.values())} decisions, {sum(differ.values())} where grod_action chose otherwise:")
+    print("count  procedure / player action / GrodBot's choice / grod_action's")
+    for (procedure, kind, kept, stateless), count in differ.most_common():
+        print(f"{count:5d}  {procedure} / {kind} / {kept} / {stateless}")
+
+
+if __name__ == "__main__":
+    main()
