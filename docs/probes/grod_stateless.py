@@ -32,10 +32,11 @@ class GrodStateless(PolicyBot):
     """`grod_action`'s choice, played as the search's tree offers it (`PolicyBot`, moves ending the action)."""
 
     def __init__(self, name: str = "grod-stateless", seed: Optional[int] = None):
-        super().__init__(name, priors=lambda game, actions: _one_hot(game, actions), seed=seed)
+        super().__init__(name, priors=_one_hot, seed=seed)
 
 
 def _one_hot(game: botbowl.Game, actions) -> list:
+    """1 for `grod_action`'s choice, 0 for every other action."""
     choice = grod_action(game)
     return [1.0 if same_action(action, choice) else 0.0 for action in actions]
 
