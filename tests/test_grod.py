@@ -219,30 +219,3 @@ def test_grod_action_blitzes_with_the_block_itself_as_a_search_plays_it(side):
     contact = grod.grod_action(game)
     assert contact.action_type == ActionType.BLOCK and contact.position == carrier.position
     assert allowed_by_botbowl(game, contact)
-
-
-@pytest.mark.parametrize("side", SIDES)
-def test_a_blitzer_that_has_blocked_ends_its_action_as_grodbot_does(side):
-    # Planned afresh after its block, a blitz walked toward another defender it could no longer block,
-    # dodging out of contact and going for it (stateless play turned the ball over a game more than
-    # GrodBot's). With a second defender in reach at 2 dice, the blitzer still standing after its
-    # block must end its action.
-    from botbowl.core.procedure import BlitzAction
-
-    from conftest import allowed_by_botbowl
-    from mcts_bot.adapter import actions
-    game = arranged_position(5, side, ours={0: (8, 5), 3: (9, 2)}, theirs={2: (11, 5), 3: (10, 2)})
-    give_ball_to_opponent(game, 2)
-    blitzer = game.active_team.players[0]
-    actions.step(game, grod.grod_action(game), end_moves=True)  # START_BLITZ, as the test above
-    actions.step(game, grod.grod_action(game), end_moves=True)  # the block at the end of the path
-    for _ in range(10):  # block dice, push, follow-up: until the blitz goes on
-        if isinstance(game.get_procedure(), BlitzAction):
-            break
-        actions.step(game, grod.grod_action(game), end_moves=True)
-    assert blitzer.state.has_blocked and blitzer.state.up, "the seeded block should leave the blitzer standing"
-    assert isinstance(game.get_procedure(), BlitzAction)
-    after = grod.grod_action(game)
-    assert after.action_type == ActionType.END_PLAYER_TURN, after
-    assert allowed_by_botbowl(game, after)
-    assert GrodBot("grod", seed=0).decide(game).action_type == ActionType.END_PLAYER_TURN

@@ -1177,14 +1177,10 @@ def _turn_key(game: botbowl.Game, board: Board) -> Optional[tuple]:
 
 
 def _plans_within(board: Board, player: botbowl.Player, action_type) -> List[Plan]:
-    """The plans `player` can still carry out within the action it has started, priced.
-
-    A blitzer that has thrown its block has played its plan out, as `GrodBot` has: what is left is
-    `continue_plans` (nothing for a player without the ball). Planned afresh, a blitz would walk it
-    toward another defender it may no longer block, dodging out of contact and going for it."""
-    kind = botbowl.PlayerActionType
-    if player is board.our_carrier or (action_type == kind.BLITZ and player.state.has_blocked):
+    """The plans `player` can still carry out within the action it has started, priced."""
+    if player is board.our_carrier:
         return continue_plans(board, player, action_type)
+    kind = botbowl.PlayerActionType
     if action_type == kind.BLOCK:
         plans = _block_plans(board, player)
     elif action_type == kind.BLITZ:
