@@ -162,3 +162,15 @@ def test_the_stateless_probe_plays_grod_actions_choice_as_a_legal_bot():
     game.init()
     assert game.state.game_over and bot.decisions > 20 and bot.illegal == []
 
+
+
+def test_the_stateless_probe_counts_where_grod_action_differs_from_grodbot():
+    from collections import Counter
+    module = sys.modules[load_agent_class(STATELESS_PROBE, "ComparingGrod").__module__]
+    differ, decisions = Counter(), Counter()
+    home = module.ComparingGrod("grod", 0, differ, decisions)
+    away = module.ComparingGrod("grod-away", 100, differ, decisions)
+    make_game(3, home, away, seed=0).init()
+    assert decisions["Turn"] > 10 and sum(differ.values()) < sum(decisions.values())
+    # The blitz played as the block at the end of botbowl's path, by design (see grod._first_step).
+    assert all(len(key) == 4 for key in differ) and differ[("BlitzAction", "BLITZ", "MOVE", "BLOCK")] > 0
