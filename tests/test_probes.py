@@ -4,6 +4,7 @@ exposure inputs (docs/learned-value.md) sit on the right side and leave the coll
 stateless probe plays `grod_action`'s choice legally."""
 import importlib.util
 import sys
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -163,9 +164,7 @@ def test_the_stateless_probe_plays_grod_actions_choice_as_a_legal_bot():
     assert game.state.game_over and bot.decisions > 20 and bot.illegal == []
 
 
-
 def test_the_stateless_probe_counts_where_grod_action_differs_from_grodbot():
-    from collections import Counter
     module = sys.modules[load_agent_class(STATELESS_PROBE, "ComparingGrod").__module__]
     differ, decisions = Counter(), Counter()
     home = module.ComparingGrod("grod", 0, differ, decisions)
