@@ -1,7 +1,7 @@
 """The probes of docs/probes/: `grod` with one idea changed (measured in docs/bot-bowl-board.md) loads
 as bots of one's own, plays legal games, and leaves the shipped `grod` as it was; the value's
 exposure inputs (docs/learned-value.md) sit on the right side and leave the collector as it was; the
-stateless probe plays `grod_action`'s choice legally."""
+stateless probe plays `grod_action`'s choice legally and counts where it differs from `GrodBot`."""
 import importlib.util
 import sys
 from collections import Counter
@@ -19,15 +19,21 @@ from mcts_bot.knowledge import features, grod
 from mcts_bot.knowledge.exposure import EXPOSURES, MARKED
 from mcts_bot.knowledge.grod import Board
 
-PROBES = Path(__file__).resolve().parents[1] / "docs" / "probes" / "grod_variants.py"
-VALUE_PROBE = Path(__file__).resolve().parents[1] / "docs" / "probes" / "exposure_value.py"
+PROBE_DIR = Path(__file__).resolve().parents[1] / "docs" / "probes"
+PROBES, VALUE_PROBE, STATELESS_PROBE = (PROBE_DIR / name
+                                        for name in ("grod_variants.py", "exposure_value.py", "grod_stateless.py"))
 SHIPPED = {name: getattr(grod, name)
            for name in ("knockdown_value", "best_plan", "TURNOVER_BASE", "Board", "position_map")}
 
 
+def bot_probe(path: Path, bot: str):
+    """The module of a probe file that defines `bot`, loaded as `--bots FILE.py:CLASS` loads it (once:
+    its bots and its functions share it)."""
+    return sys.modules[load_agent_class(path, bot).__module__]
+
+
 def probes():
-    """The probes' module, loaded as `--bots FILE.py:CLASS` loads it."""
-    return sys.modules[load_agent_class(PROBES, "WeightsGrod").__module__]
+    return bot_probe(PROBES, "WeightsGrod")
 
 
 @pytest.mark.parametrize("class_name", ["WeightsGrod", "LaneGrod", "SafeFirstGrod", "CageBreakGrod", "CornerCageGrod",
@@ -154,9 +160,6 @@ def test_the_value_probe_restores_the_collector_and_the_trainer():
     assert collect.NUM_FEATURES == training.NUM_FEATURES == features.NUM_FEATURES
 
 
-STATELESS_PROBE = Path(__file__).resolve().parents[1] / "docs" / "probes" / "grod_stateless.py"
-
-
 def test_the_stateless_probe_plays_grod_actions_choice_as_a_legal_bot():
     bot = legality_checked(load_agent_class(STATELESS_PROBE, "GrodStateless"))("grod-stateless", seed=1)
     game = make_game(3, bot, RandomBot("random", seed=2), seed=3)
@@ -164,11 +167,12 @@ def test_the_stateless_probe_plays_grod_actions_choice_as_a_legal_bot():
     assert game.state.game_over and bot.decisions > 20 and bot.illegal == []
 
 
-def test_the_stateless_probe_counts_where_grod_action_differs_from_grodbot():
-    module = sys.modules[load_agent_class(STATELESS_PROBE, "ComparingGrod").__module__]
+@pytest.mark.parametrize("copies", [False, True])
+def test_the_stateless_probe_counts_where_grod_action_differs_from_grodbot(copies):
+    module = bot_probe(STATELESS_PROBE, "ComparingGrod")
     differ, decisions = Counter(), Counter()
-    home = module.ComparingGrod("grod", 0, differ, decisions)
-    away = module.ComparingGrod("grod-away", 100, differ, decisions)
+    home = module.ComparingGrod("grod", 0, differ, decisions, copies)
+    away = module.ComparingGrod("grod-away", 100, differ, decisions, copies)
     make_game(3, home, away, seed=0).init()
     assert decisions["Turn"] > 10 and sum(differ.values()) < sum(decisions.values())
     # The blitz played as the block at the end of botbowl's path, by design (see grod._first_step).

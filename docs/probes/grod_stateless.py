@@ -14,6 +14,9 @@ see where that differs:
   where the two differ are counted by procedure, player action and the two action types:
 
       .venv/bin/python docs/probes/grod_stateless.py --games 6
+
+Both can ask `grod_action` on a private copy of the game, as the search does at every decision
+(`GrodStatelessOnCopies`, `--copies`): what it remembers of the turn by the game object is then lost.
 """
 import argparse
 from collections import Counter
@@ -23,6 +26,7 @@ import botbowl
 from botbowl.core import Action
 
 from mcts_bot.adapter.actions import same_action
+from mcts_bot.adapter.search_copy import private_copy
 from mcts_bot.harness.games import make_game
 from mcts_bot.knowledge.grod import GrodBot, grod_action
 from mcts_bot.knowledge.policy_bot import PolicyBot
@@ -35,21 +39,32 @@ class GrodStateless(PolicyBot):
         super().__init__(name, priors=_one_hot, seed=seed)
 
 
+class GrodStatelessOnCopies(PolicyBot):
+    """`GrodStateless`, asking `grod_action` on a new private copy of the game at each decision, as the search does."""
+
+    def __init__(self, name: str = "grod-stateless-copies", seed: Optional[int] = None):
+        super().__init__(name, priors=_one_hot_on_copy, seed=seed)
+
+
 def _one_hot(game: botbowl.Game, actions) -> list:
     """1 for `grod_action`'s choice, 0 for every other action."""
     choice = grod_action(game)
     return [1.0 if same_action(action, choice) else 0.0 for action in actions]
 
 
+def _one_hot_on_copy(game: botbowl.Game, actions) -> list:
+    return _one_hot(private_copy(game, seed=0), actions)
+
+
 class ComparingGrod(GrodBot):
     """`GrodBot`, counting in `differ` the decisions where `grod_action` would choose otherwise."""
 
-    def __init__(self, name: str, seed: int, differ: Counter, decisions: Counter):
+    def __init__(self, name: str, seed: int, differ: Counter, decisions: Counter, copies: bool = False):
         super().__init__(name, seed=seed)
-        self.differ, self.decisions = differ, decisions
+        self.differ, self.decisions, self.copies = differ, decisions, copies
 
     def act(self, game: botbowl.Game) -> Action:
-        stateless = grod_action(game)
+        stateless = grod_action(private_copy(game, seed=0) if self.copies else game)
         kind = game.state.player_action_type
         procedure = type(game.get_procedure()).__name__
         action = super().act(game)
@@ -64,12 +79,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=6, help="grod-against-grod games on 11 players")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--copies", action="store_true", help="ask grod_action on a private copy, as the search does")
     args = parser.parse_args()
     differ, decisions = Counter(), Counter()
     for number in range(args.games):
         seed = args.seed + number
-        home = ComparingGrod("grod", seed, differ, decisions)
-        away = ComparingGrod("grod-away", seed + 1000, differ, decisions)
+        home = ComparingGrod("grod", seed, differ, decisions, args.copies)
+        away = ComparingGrod("grod-away", seed + 1000, differ, decisions, args.copies)
         make_game(11, home, away, seed=seed, game_id=f"diverge-{seed}").init()
     print(f"{sum(decisions.values())} decisions, {sum(differ.values())} where grod_action chose otherwise:")
     print("count  procedure / player action / GrodBot's choice / grod_action's")
