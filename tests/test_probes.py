@@ -160,8 +160,9 @@ def test_the_value_probe_restores_the_collector_and_the_trainer():
     assert collect.NUM_FEATURES == training.NUM_FEATURES == features.NUM_FEATURES
 
 
-def test_the_stateless_probe_plays_grod_actions_choice_as_a_legal_bot():
-    bot = legality_checked(load_agent_class(STATELESS_PROBE, "GrodStateless"))("grod-stateless", seed=1)
+@pytest.mark.parametrize("class_name", ["GrodStateless", "GrodStatelessOnCopies"])
+def test_the_stateless_probe_plays_grod_actions_choice_as_a_legal_bot(class_name):
+    bot = legality_checked(load_agent_class(STATELESS_PROBE, class_name))(class_name, seed=1)
     game = make_game(3, bot, RandomBot("random", seed=2), seed=3)
     game.init()
     assert game.state.game_over and bot.decisions > 20 and bot.illegal == []

@@ -32,28 +32,27 @@ from mcts_bot.knowledge.grod import GrodBot, grod_action
 from mcts_bot.knowledge.policy_bot import PolicyBot
 
 
+def _grod_choice(game: botbowl.Game, copies: bool) -> Action:
+    """`grod_action`'s choice; asked on a new private copy of the game when `copies`, as the search asks it."""
+    return grod_action(private_copy(game, seed=0) if copies else game)
+
+
 class GrodStateless(PolicyBot):
     """`grod_action`'s choice, played as the search's tree offers it (`PolicyBot`, moves ending the action)."""
+    copies = False
 
     def __init__(self, name: str = "grod-stateless", seed: Optional[int] = None):
-        super().__init__(name, priors=_one_hot, seed=seed)
+        super().__init__(name, priors=self._one_hot, seed=seed)
+
+    def _one_hot(self, game: botbowl.Game, actions) -> list:
+        """1 for `grod_action`'s choice, 0 for every other action."""
+        choice = _grod_choice(game, self.copies)
+        return [1.0 if same_action(action, choice) else 0.0 for action in actions]
 
 
-class GrodStatelessOnCopies(PolicyBot):
+class GrodStatelessOnCopies(GrodStateless):
     """`GrodStateless`, asking `grod_action` on a new private copy of the game at each decision, as the search does."""
-
-    def __init__(self, name: str = "grod-stateless-copies", seed: Optional[int] = None):
-        super().__init__(name, priors=_one_hot_on_copy, seed=seed)
-
-
-def _one_hot(game: botbowl.Game, actions) -> list:
-    """1 for `grod_action`'s choice, 0 for every other action."""
-    choice = grod_action(game)
-    return [1.0 if same_action(action, choice) else 0.0 for action in actions]
-
-
-def _one_hot_on_copy(game: botbowl.Game, actions) -> list:
-    return _one_hot(private_copy(game, seed=0), actions)
+    copies = True
 
 
 class ComparingGrod(GrodBot):
@@ -64,7 +63,7 @@ class ComparingGrod(GrodBot):
         self.differ, self.decisions, self.copies = differ, decisions, copies
 
     def act(self, game: botbowl.Game) -> Action:
-        stateless = grod_action(private_copy(game, seed=0) if self.copies else game)
+        stateless = _grod_choice(game, self.copies)
         kind = game.state.player_action_type
         procedure = type(game.get_procedure()).__name__
         action = super().act(game)
