@@ -37,6 +37,7 @@ from botbowl.core import Action
 from mcts_bot.core.gumbel import GumbelRoot
 from mcts_bot.core.policies import (
     RememberedChoice,
+    RolloutPolicy,
     botbowl_order,
     most_visited,
     normalized_ucb1,
@@ -47,7 +48,7 @@ from mcts_bot.core.policies import (
     ucb1,
 )
 from mcts_bot.core.preset import ByBoard, Preset, check_parts, on_bot_bowl_board
-from mcts_bot.knowledge.grod import grod_action
+from mcts_bot.knowledge.grod import grod_action, grod_mended_action
 from mcts_bot.knowledge.heuristics import material_heuristic, progress_heuristic, threat_heuristic
 from mcts_bot.knowledge.priors import (
     action_priors,
@@ -63,13 +64,15 @@ from mcts_bot.knowledge.value import learned_value
 # grod prices every player's plans for each choice: its choices are remembered per state (one memo
 # for the priors and the playouts).
 GROD_CHOICE = RememberedChoice(grod_action)
+GROD_MENDED_CHOICE = RememberedChoice(grod_mended_action)
 
 
-def board_choice(game: botbowl.Game, rng: Optional[np.random.RandomState] = None) -> Action:
+def board_choice(game: botbowl.Game, rng: Optional[np.random.RandomState] = None,
+                 grod: RolloutPolicy = GROD_CHOICE) -> Action:
     """The rule-based choice the default plans with: `grod`'s on the Bot Bowl board, where the search
     on it scored better against both sparring partners than on the scripted policy's
     (docs/bot-bowl-board.md); the scripted policy's on smaller boards, where only that was measured."""
-    policy = GROD_CHOICE if on_bot_bowl_board(game) else scripted_action
+    policy = grod if on_bot_bowl_board(game) else scripted_action
     return policy(game, rng)
 
 
@@ -103,6 +106,8 @@ BOARD_FINAL_CHOICE = ByBoard(smaller=partial(robust_child, z=3.0),
 
 DEFAULT = DEFAULT_SCRIPTED.replace(name="default", priors=partial(knowledge_priors, choose=board_choice),
                                    rollout_policy=board_choice, final_policy=BOARD_FINAL_CHOICE)
+
+MENDED_BOARD_CHOICE = partial(board_choice, grod=GROD_MENDED_CHOICE)
 
 LEARNED = DEFAULT_SCRIPTED.replace(name="learned")
 
@@ -142,6 +147,10 @@ ABLATIONS = (
     # The other sparring partner's knowledge on every board: its choice leads the priors, and it finishes the actions.
     DEFAULT.replace(name="default-grod", priors=partial(knowledge_priors, choose=GROD_CHOICE),
                     rollout_policy=GROD_CHOICE),
+    # grod's choice mended to play as GrodBot within a player action, on the Bot Bowl board: not yet the
+    # default (docs/bot-bowl-board.md, "The mends as a preset").
+    DEFAULT.replace(name="default-mends", priors=partial(knowledge_priors, choose=MENDED_BOARD_CHOICE),
+                    rollout_policy=MENDED_BOARD_CHOICE),
     # Gumbel root selection (sequential halving) and its final choice, in place of PUCT and robust_child at the root.
     DEFAULT.replace(name="default-gumbel", root_selection=GumbelRoot()),
     # The same halving over the likeliest actions, with no noise: for play rather than self-play.

@@ -219,3 +219,51 @@ def test_grod_action_blitzes_with_the_block_itself_as_a_search_plays_it(side):
     contact = grod.grod_action(game)
     assert contact.action_type == ActionType.BLOCK and contact.position == carrier.position
     assert allowed_by_botbowl(game, contact)
+
+
+# ------------------------------------------------------------------------------ the mends (grod_mended_action)
+@pytest.mark.parametrize("side", SIDES)
+def test_the_mended_choice_ends_a_blitz_once_its_block_is_thrown(side):
+    # botbowl lets a blitzer move on after its block but not block again (`has_blocked`); GrodBot's
+    # plan ends there. The unmended choice kept planning blitzes and walked toward the next defender.
+    from conftest import allowed_by_botbowl
+    from mcts_bot.adapter import actions
+    game = arranged_position(5, side, ours={0: (8, 5), 3: (9, 2)}, theirs={2: (11, 5), 3: (14, 2)})
+    give_ball_to_opponent(game, 2)
+    blitzer = game.active_team.players[0]
+    actions.step(game, grod.grod_mended_action(game), end_moves=True)
+    assert game.state.active_player is blitzer and blitzer.state.has_blocked is False
+    blitzer.state.has_blocked = True  # where botbowl stands after the blitz's block, the blitzer still up
+    game.set_available_actions()
+    assert grod.grod_action(game).action_type == ActionType.MOVE  # what the mend changes
+    ended = grod.grod_mended_action(game)
+    assert ended.action_type == ActionType.END_PLAYER_TURN and allowed_by_botbowl(game, ended)
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_the_mended_choice_prices_a_move_with_what_its_action_start_saw(side):
+    # Within a move the unmended choice priced the mover's plans alone: a turnover cost only the base.
+    # Mended, it costs what the teammates yet to act would still gain, as seen at the action's start,
+    # and a new private copy of the game (the search's next decision) finds the same start.
+    from mcts_bot.adapter import actions
+    from mcts_bot.adapter.search_copy import private_copy
+    game = arranged_position(11, side, ours={0: (12, 7), 1: (11, 5), 2: (11, 9), 3: (14, 3), 4: (14, 11)},
+                             theirs={0: (11, 7), 1: (10, 3), 2: (10, 11)}, carrier=3)
+    team = game.active_team
+    mover = team.players[0]  # in a tackle zone: every move away is a dodge
+    plans, _ = grod.candidate_plans(grod.Board(game, team))
+    others = {pid: v for pid, v in grod.opportunities(plans).items() if pid != mover.player_id}
+    assert sum(others.values()) > 0, "the teammates should have something to lose"
+    grod.grod_mended_action(game)  # the turn's start: remembers what it saw
+    actions.step(game, grod.Action(ActionType.START_MOVE, player=mover), end_moves=True)
+    copy = private_copy(game, seed=0)
+    for state in (game, copy):
+        board = grod.Board(state, state.active_team)
+        player = state.state.active_player
+        alone = grod._plans_within(board, player, state.state.player_action_type)
+        mended = grod._plans_within(board, player, state.state.player_action_type, mended=True)
+        risky = [(a, m) for a, m in zip(alone, mended) if a.p_turnover > 0]
+        assert risky, "the arranged mover should have dodges to price"
+        for a, m in risky:
+            assert a.score == pytest.approx(a.gain - a.p_turnover * grod.TURNOVER_BASE)
+            assert m.score == pytest.approx(m.gain - m.p_turnover * (grod.TURNOVER_BASE + sum(others.values())))

@@ -762,15 +762,24 @@ def turnover_cost(opportunity: Dict[str, float], player: botbowl.Player, board: 
     return TURNOVER_BASE + sum(v for pid, v in opportunity.items() if pid != player.player_id)
 
 
-def price(plans: List[Plan], board: Board) -> None:
-    """Score every plan: its expected gain less its turnover chance times the turnover's cost, where
-    the cost counts each other player's best plan (priced at the base cost alone)."""
+def opportunities(plans: Sequence[Plan]) -> Dict[str, float]:
+    """Each player's best plan priced at the base turnover cost alone (capped): what a turnover would
+    cost the team of that player's action."""
     opportunity: Dict[str, float] = {}
     for plan in plans:
         value = plan.gain - plan.p_turnover * TURNOVER_BASE
         if value > 0:
             pid = plan.player.player_id
             opportunity[pid] = max(opportunity.get(pid, 0.0), min(value, OPPORTUNITY_CAP))
+    return opportunity
+
+
+def price(plans: List[Plan], board: Board, opportunity: Optional[Dict[str, float]] = None) -> None:
+    """Score every plan: its expected gain less its turnover chance times the turnover's cost, where
+    the cost counts each other player's best plan (priced at the base cost alone); `opportunity`
+    gives those best plans when `plans` are not the whole turn's (a player within its action)."""
+    if opportunity is None:
+        opportunity = opportunities(plans)
     costs: Dict[str, float] = {}
     for plan in plans:
         pid = plan.player.player_id
@@ -1169,42 +1178,77 @@ _turn_targets: Dict[tuple, botbowl.Square] = {}
 MAX_TURN_TARGETS = 10_000
 
 
-def _turn_key(game: botbowl.Game, board: Board) -> Optional[tuple]:
+@dataclass
+class ActionStart:
+    """What `grod_action(mended=True)` remembers from a player action's start for the steps within it,
+    as `GrodBot` keeps its plan: every player's best plan (a turnover's cost) and the carrier's target."""
+
+    opportunity: Dict[str, float]
+    target: Optional[botbowl.Square]
+
+
+# Keyed by the game's id (not the object: the search plans each decision on a new copy), the turn
+# and the players already used: every copy and every line of play at that action start shares it.
+_action_starts: Dict[tuple, ActionStart] = {}
+
+
+def _turn_key(game: botbowl.Game, board: Board, mended: bool = False) -> Optional[tuple]:
     carrier = board.our_carrier
     if carrier is None:
         return None
-    return id(game), game.state.half, board.team.team_id, board.team.state.turn, carrier.player_id
+    return game.game_id if mended else id(game), game.state.half, board.team.team_id, board.team.state.turn, \
+        carrier.player_id
 
 
-def _plans_within(board: Board, player: botbowl.Player, action_type) -> List[Plan]:
-    """The plans `player` can still carry out within the action it has started, priced."""
+def _action_start_key(game: botbowl.Game, team: botbowl.Team) -> tuple:
+    used = frozenset(p.player_id for p in team.players if p.state.used)
+    return game.game_id, game.state.half, team.team_id, team.state.turn, used
+
+
+def _remember(table: dict, key: tuple, value) -> None:
+    if len(table) >= MAX_TURN_TARGETS:
+        table.clear()
+    table[key] = value
+
+
+def _plans_within(board: Board, player: botbowl.Player, action_type, mended: bool = False) -> List[Plan]:
+    """The plans `player` can still carry out within the action it has started, priced. Mended (as
+    `GrodBot` plays): a blitzer that has thrown its block is done, and a move is priced and aimed with
+    what the action's start saw (the teammates' plans, the carrier's target)."""
     if player is board.our_carrier:
         return continue_plans(board, player, action_type)
     kind = botbowl.PlayerActionType
+    opportunity = None
     if action_type == kind.BLOCK:
         plans = _block_plans(board, player)
     elif action_type == kind.BLITZ:
-        plans = _blitz_plans(board, player, can_block=False)
+        plans = [] if mended and player.state.has_blocked else _blitz_plans(board, player, can_block=False)
     elif action_type == kind.FOUL:
         plans = _foul_plans(board, player)
-    else:  # a move, or a pass or hand-off action of a player who has yet to pick the ball up
+    elif mended:  # a move, or a pass or hand-off action of a player who has yet to pick the ball up
+        start = _action_starts.get(_action_start_key(board.game, board.team))
+        opportunity = None if start is None else start.opportunity
+        plans = _move_plans(board, player, position_map(board, None if start is None else start.target))
+    else:
         key = _turn_key(board.game, board)
         plans = _move_plans(board, player, position_map(board, None if key is None else _turn_targets.get(key)))
-    price(plans, board)
+    price(plans, board, opportunity)
     return plans
 
 
-def _turn_start(game: botbowl.Game, team: botbowl.Team) -> Action:
-    """The start of the best player action, the carrier's target kept for the turn."""
+def _turn_start(game: botbowl.Game, team: botbowl.Team, mended: bool = False) -> Action:
+    """The start of the best player action, the carrier's target kept for the turn (and, mended, what
+    the action's start saw kept for the steps within it)."""
     if game.get_procedure().quick_snap or not (_choices(game).keys() & set(START_TYPES)):
         return Action(ActionType.END_TURN)
     board = Board(game, team)
-    key = _turn_key(game, board)
-    plan, target = plan_turn(board, None if key is None else _turn_targets.get(key))
+    key = _turn_key(game, board, mended)
+    plans, target = candidate_plans(board, None if key is None else _turn_targets.get(key))
     if key is not None and target is not None:
-        if len(_turn_targets) >= MAX_TURN_TARGETS:
-            _turn_targets.clear()
-        _turn_targets[key] = target
+        _remember(_turn_targets, key, target)
+    if mended:
+        _remember(_action_starts, _action_start_key(game, team), ActionStart(opportunities(plans), target))
+    plan = best_plan(plans)
     return Action(ActionType.END_TURN) if plan is None else Action(plan.start, player=plan.player)
 
 
@@ -1222,20 +1266,22 @@ def _first_step(game: botbowl.Game, plan: Plan) -> Action:
     return Action(plan.steps[0][0], position=plan.steps[0][1])
 
 
-def grod_action(game: botbowl.Game, rng: Optional[np.random.RandomState] = None) -> Action:
+def grod_action(game: botbowl.Game, rng: Optional[np.random.RandomState] = None, mended: bool = False) -> Action:
     """This bot's choice for whoever acts in `game`, as a search's playouts and priors need it: at
     the start of a player action the best plan's start; within it, the first step of the best plan
-    that player can still carry out. It remembers only each turn's carrier target (see
-    `_turn_targets`), not the plan under way. Never raises."""
+    that player can still carry out. It remembers each turn's carrier target (see `_turn_targets`),
+    not the plan under way; `mended` (`grod_mended_action`) also remembers what each action's start
+    saw, for the steps within it, by the game's id so that every search copy shares it
+    (docs/bot-bowl-board.md: where `grod_action` played otherwise than `GrodBot`). Never raises."""
     try:
         player, action_type = game.state.active_player, game.state.player_action_type
         team = game.active_team
         proc = game.get_procedure()
         if isinstance(proc, Turn) and team is not None:
-            return _turn_start(game, team)
+            return _turn_start(game, team, mended)
         if player is not None and player.position is not None and team is not None and player.team == team \
                 and action_type is not None:
-            plans = [plan for plan in _plans_within(Board(game, team), player, action_type)
+            plans = [plan for plan in _plans_within(Board(game, team), player, action_type, mended)
                      if is_available(game, Action(plan.steps[0][0], position=plan.steps[0][1]))]
             best = best_plan(plans)
             if best is not None:
@@ -1250,3 +1296,8 @@ def grod_action(game: botbowl.Game, rng: Optional[np.random.RandomState] = None)
     except Exception as exc:  # noqa: BLE001 - a policy inside a search must not end it
         log_failure_once(exc, "the grod policy fell back to a safe action after an error")
     return safe_action(game)
+
+
+def grod_mended_action(game: botbowl.Game, rng: Optional[np.random.RandomState] = None) -> Action:
+    """`grod_action` mended to play as `GrodBot` within a player action (see `grod_action`)."""
+    return grod_action(game, rng, mended=True)
