@@ -160,7 +160,7 @@ def test_the_value_probe_restores_the_collector_and_the_trainer():
     assert collect.NUM_FEATURES == training.NUM_FEATURES == features.NUM_FEATURES
 
 
-@pytest.mark.parametrize("class_name", ["GrodStateless", "GrodStatelessOnCopies"])
+@pytest.mark.parametrize("class_name", ["GrodStateless", "GrodStatelessOnCopies", "GrodMendedOnCopies"])
 def test_the_stateless_probe_plays_grod_actions_choice_as_a_legal_bot(class_name):
     bot = legality_checked(load_agent_class(STATELESS_PROBE, class_name))(class_name, seed=1)
     game = make_game(3, bot, RandomBot("random", seed=2), seed=3)
