@@ -15,8 +15,10 @@ Bot Bowl board by 0.02 more, `BOARD_FINAL_CHOICE`; with z = 1, the default until
 now `default-z1`, the search overruled its priors in 20-34% of 11-player decisions and lost more
 to other styles). The rule-based policy is the board's
 (`board_choice`): on the Bot Bowl board (11 players a side) `grod`'s, every player's plans priced
-by gain and risk; on smaller boards the scripted policy's. `default-scripted` plays the scripted
-policy on every board, as the default did up to commit a88d236; `default-grod` plays `grod`'s.
+by gain and risk, mended to play as `grod` within a player action (`grod_mended_action`;
+`default-unmended` plans with the choice before the mends); on smaller boards the scripted
+policy's. `default-scripted` plays the scripted policy on every board, as the default did up to
+commit a88d236; `default-grod` plays `grod`'s unmended choice on every board.
 `learned` is `default-scripted` under the name its measurements were run with.
 
 `default-threat-heuristic` is the default before the learned value (up to commit 2377935): the
@@ -68,10 +70,11 @@ GROD_MENDED_CHOICE = RememberedChoice(grod_mended_action)
 
 
 def board_choice(game: botbowl.Game, rng: Optional[np.random.RandomState] = None,
-                 grod: RolloutPolicy = GROD_CHOICE) -> Action:
+                 grod: RolloutPolicy = GROD_MENDED_CHOICE) -> Action:
     """The rule-based choice the default plans with: `grod`'s on the Bot Bowl board, where the search
-    on it scored better against both sparring partners than on the scripted policy's
-    (docs/bot-bowl-board.md); the scripted policy's on smaller boards, where only that was measured."""
+    on it scored better against both sparring partners than on the scripted policy's, mended to play
+    as `grod` within a player action (docs/bot-bowl-board.md); the scripted policy's on smaller
+    boards, where only that was measured."""
     policy = grod if on_bot_bowl_board(game) else scripted_action
     return policy(game, rng)
 
@@ -107,7 +110,7 @@ BOARD_FINAL_CHOICE = ByBoard(smaller=partial(robust_child, z=3.0),
 DEFAULT = DEFAULT_SCRIPTED.replace(name="default", priors=partial(knowledge_priors, choose=board_choice),
                                    rollout_policy=board_choice, final_policy=BOARD_FINAL_CHOICE)
 
-MENDED_BOARD_CHOICE = partial(board_choice, grod=GROD_MENDED_CHOICE)
+UNMENDED_BOARD_CHOICE = partial(board_choice, grod=GROD_CHOICE)
 
 LEARNED = DEFAULT_SCRIPTED.replace(name="learned")
 
@@ -147,10 +150,10 @@ ABLATIONS = (
     # The other sparring partner's knowledge on every board: its choice leads the priors, and it finishes the actions.
     DEFAULT.replace(name="default-grod", priors=partial(knowledge_priors, choose=GROD_CHOICE),
                     rollout_policy=GROD_CHOICE),
-    # grod's choice mended to play as GrodBot within a player action, on the Bot Bowl board: not yet the
-    # default (docs/bot-bowl-board.md, "The mends as a preset").
-    DEFAULT.replace(name="default-mends", priors=partial(knowledge_priors, choose=MENDED_BOARD_CHOICE),
-                    rollout_policy=MENDED_BOARD_CHOICE),
+    # The Bot Bowl board's grod choice without its mends (the default up to commit 97bd832; the mended
+    # one was `default-mends` there): docs/bot-bowl-board.md, "The mends rebuilt as a preset".
+    DEFAULT.replace(name="default-unmended", priors=partial(knowledge_priors, choose=UNMENDED_BOARD_CHOICE),
+                    rollout_policy=UNMENDED_BOARD_CHOICE),
     # Gumbel root selection (sequential halving) and its final choice, in place of PUCT and robust_child at the root.
     DEFAULT.replace(name="default-gumbel", root_selection=GumbelRoot()),
     # The same halving over the likeliest actions, with no noise: for play rather than self-play.

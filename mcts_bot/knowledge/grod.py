@@ -1173,7 +1173,7 @@ class GrodBot(botbowl.Agent):
 # ------------------------------------------------------------------------------------------ as a policy
 # The square each turn's carrier is heading for, as GrodBot keeps it for the turn: the cage forms on
 # it before the carrier moves, so a target that moved with every replan would leave the cage behind.
-# Keyed by the game object and the turn: within one search copy, every line of play shares it.
+# Keyed by the game object and the turn (mended: by the game's id, so each decision's new copy finds it).
 _turn_targets: Dict[tuple, botbowl.Square] = {}
 MAX_TURN_TARGETS = 10_000
 
