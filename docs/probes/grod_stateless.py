@@ -17,7 +17,7 @@ see where that differs:
 
 Both can ask `grod_action` on a private copy of the game, as the search does at every decision
 (`GrodStatelessOnCopies`, `--copies`): what it remembers of the turn by the game object is then lost.
-`GrodMendedOnCopies` and `--mended` ask `grod_mended_action` (the preset `default-mends`) instead.
+`GrodMendedOnCopies` and `--mended` ask `grod_mended_action` (the default's on 11 players) instead.
 """
 import argparse
 from collections import Counter
@@ -60,7 +60,7 @@ class GrodStatelessOnCopies(GrodStateless):
 
 
 class GrodMendedOnCopies(GrodStatelessOnCopies):
-    """`GrodStatelessOnCopies` with `grod_mended_action`, the choice the preset `default-mends` searches with."""
+    """`GrodStatelessOnCopies` with `grod_mended_action`, the choice the default searches with on 11 players."""
     mended = True
 
 
@@ -89,7 +89,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=6, help="grod-against-grod games on 11 players")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--copies", action="store_true", help="ask grod_action on a private copy, as the search does")
-    parser.add_argument("--mended", action="store_true", help="ask grod_mended_action (preset default-mends)")
+    parser.add_argument("--mended", action="store_true", help="ask grod_mended_action (the default's on 11 players)")
     args = parser.parse_args()
     differ, decisions = Counter(), Counter()
     for number in range(args.games):
