@@ -4,7 +4,7 @@
 Two bots play seeded games on one board, each at home in half of them; per bot, summed over the
 games: possessions and how they ended, touchdowns, squares gained per turn with the ball, where
 the carrier ends its turn (sideline, guards), free receivers, passes and hand-offs, dodges,
-pick-ups, GFIs, re-rolls, turnovers by cause, blitzes without a block, and for an MCTS bot how
+pick-ups, GFIs, re-rolls, turnovers by cause, blitzes without a block (and why), and for an MCTS bot how
 often its search overruled its priors' first choice and by how much (`mcts_bot/harness/trace.py`
 defines each).
 

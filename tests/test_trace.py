@@ -37,6 +37,7 @@ def consistent(counts: dict) -> None:
         == sum(getattr(c, f"loose_after_{k}") for k in trace.EXPOSURES)
     assert c.sideline_ends <= c.turn_ends_with_ball
     assert c.blitzes_without_block <= c.blitzes and c.carrier_blocks <= c.blocks
+    assert c.blitzes_turnover_before_block + c.blitzes_overruled_without_block <= c.blitzes_without_block
     assert c.overrules <= c.searches and c.start_searches <= c.searches and c.start_overrules <= c.overrules
     assert c.start_overrules <= c.start_searches and (c.overrules > 0 or c.overrule_gain == 0)
     assert c.searches <= c.searched_decisions <= c.search_iterations  # searched with priors, of all searches
@@ -385,3 +386,30 @@ def test_a_turnover_in_a_player_action_the_search_overruled_is_counted_so(overru
     assert (c.searches, c.start_searches, c.turnovers) == (2, 1, 1)
     expected = (1, 1, 1) if overrule_the_dodge else (0, 0, 0)
     assert (c.overrules, c.overruled_actions, c.overruled_turnovers) == expected
+
+
+@pytest.mark.parametrize("dodge_fails,overruled", [(True, False), (True, True), (False, True), (False, False)])
+def test_a_blitz_without_a_block_is_told_by_why(dodge_fails, overruled):
+    # Our lineman blitzes, dodges away from the opponent beside him and throws no block: a failed
+    # dodge ends it (a turnover before the block, overruled or not), or he ends it himself after the
+    # search overruled its priors' step within the blitz, or after no overrule at all.
+    game = arranged_position(3, "home", ours={3: (5, 3)}, theirs={3: (5, 2)})
+    game.active_team.state.rerolls = 0
+    team, player = game.active_team.team_id, game.active_team.players[3]
+    plays = [(Action(ActionType.START_BLITZ, player=player), False),
+             (Action(ActionType.MOVE, position=_square(game, 4, 4)), overruled)]
+    if not dodge_fails:
+        plays.append((Action(ActionType.END_PLAYER_TURN, player=player), False))
+    bot = trace.TracedAgent(_Searcher(plays), lambda: tracer)
+    tracer = trace.GameTracer(game)
+    bot.new_game(game, game.active_team)
+    actions.advance(game, bot.act(game))
+    with fixed_dice(d6=[1 if dodge_fails else 6]):
+        actions.advance(game, bot.act(game))
+    if not dodge_fails:
+        actions.advance(game, bot.act(game))
+        actions.advance(game, Action(ActionType.END_TURN))
+    tracer.observe(game)
+    c = tracer.counts[team]
+    assert (c.blitzes, c.blitzes_without_block, c.turnovers) == (1, 1, int(dodge_fails))
+    assert (c.blitzes_turnover_before_block, c.blitzes_overruled_without_block) == (int(dodge_fails), int(overruled and not dodge_fails))

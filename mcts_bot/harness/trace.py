@@ -50,7 +50,10 @@ team's turn, and its end). The counts, one team's over one game (`Counts`):
   a teammate (dropped, fumbled, intercepted), the blocker knocked down by his own block; anything
   else (a fouler sent off, say) is "other".
 - blitzes (BLITZ_ACTION_STARTED) and those without a block (no block dice rolled by the blitzer
-  before his team's next action or the end of the turn).
+  before his team's next action or the end of the turn), of which: those a turnover ended before
+  the block (a failed dodge or GFI on the way, say), and of the rest those in which a bot searching
+  with priors overruled them in a decision after the blitz began (the search, not its prior, left
+  the block out).
 - for a bot that searches with priors (MCTS): the decisions it searched, those at the start of a
   player action (botbowl's Turn procedure: which player does what), how many of each played
   another child than the priors' first choice (overruled), and the overruling child's mean value
@@ -156,6 +159,8 @@ class Counts:
     turnovers_other: int = 0
     blitzes: int = 0
     blitzes_without_block: int = 0
+    blitzes_turnover_before_block: int = 0  # of those without a block
+    blitzes_overruled_without_block: int = 0  # of the others without a block: the search overruled within
     searches: int = 0
     overrules: int = 0
     start_searches: int = 0  # searched at the start of a player action
@@ -256,6 +261,14 @@ class _Try:
     rerolled: bool = False
 
 
+@dataclass
+class _Blitz:
+    team: str
+    player_id: str
+    blocked: bool = False
+    overruled: bool = False  # the team's search overruled its priors in a decision within the blitz
+
+
 @dataclass(frozen=True)
 class _TurnEnd:
     """The board at the end of a turn, as far as the counts need it."""
@@ -295,7 +308,7 @@ class GameTracer:
         self._cause: Optional[Tuple[str, Optional[int]]] = None  # of a turnover in this player action
         self._block: Optional[Tuple[str, str]] = None  # (attacker id, defender id) of this action's last block
         self._block_rolled = False  # its dice are rolled and not chosen yet: another roll is a re-roll
-        self._blitz: Optional[List] = None  # [team id, player id, blocked]
+        self._blitz: Optional[_Blitz] = None
         self.overruled: Dict[str, bool] = {}  # team id -> its search overruled in its current player action
         proc = game.get_current_turn_proc()
         if proc is not None and not proc.blitz and not proc.quick_snap and not game.state.game_over:
@@ -393,7 +406,7 @@ class GameTracer:
             self._block, self._block_rolled = None, False
             if kind is OutcomeType.BLITZ_ACTION_STARTED:
                 self.counts[_team_id(player)].blitzes += 1
-                self._blitz = [_team_id(player), player.player_id, False]
+                self._blitz = _Blitz(_team_id(player), player.player_id)
         elif kind is OutcomeType.BLOCK_ROLL:
             self._block_roll(player, report.opp_player)
         elif kind is OutcomeType.ACTION_SELECT_DIE:
@@ -468,11 +481,11 @@ class GameTracer:
             if self._holder is not None and self._holder[0] == defender.player_id:
                 counts.carrier_blocks += 1
         self._block, self._block_rolled = pair, True
-        if self._blitz is not None and self._blitz[1] == attacker.player_id:
-            self._blitz[2] = True
+        if self._blitz is not None and self._blitz.player_id == attacker.player_id:
+            self._blitz.blocked = True
 
     def _turnover(self, report) -> None:
-        self._end_action()
+        self._end_action(turnover=True)
         self._flight = None
         if report.team is not None:
             counts = self.counts[report.team.team_id]
@@ -576,10 +589,18 @@ class GameTracer:
         if self._cause is None:
             self._cause = (cause, token)
 
-    def _end_action(self) -> None:
-        if self._blitz is not None and not self._blitz[2]:
-            self.counts[self._blitz[0]].blitzes_without_block += 1
-        self._blitz = None
+    def _end_action(self, turnover: bool = False) -> None:
+        blitz, self._blitz = self._blitz, None
+        if blitz is not None and not blitz.blocked:
+            counts = self.counts[blitz.team]
+            counts.blitzes_without_block += 1
+            counts.blitzes_turnover_before_block += turnover
+            counts.blitzes_overruled_without_block += blitz.overruled and not turnover
+
+    def overruled_in_blitz(self, team: str) -> None:
+        """`team`'s search overruled its priors in this decision: noted if it is within `team`'s blitz."""
+        if self._blitz is not None and self._blitz.team == team:
+            self._blitz.overruled = True
 
     def _start_turn(self, team: str) -> None:
         self._end_action()
@@ -669,6 +690,8 @@ class TracedAgent(botbowl.Agent):
         if self._count_search(tracer.counts[self._team_id], at_start):
             tracer.counts[self._team_id].overruled_actions += not tracer.overruled.get(self._team_id, False)
             tracer.overruled[self._team_id] = True
+            if not at_start:
+                tracer.overruled_in_blitz(self._team_id)
         return action
 
     def _count_search(self, counts: Counts, at_start: bool) -> bool:
@@ -879,6 +902,9 @@ ROWS = [
     ("Blocks of the opposing carrier", lambda c, g: _per_game(c.carrier_blocks, g)),
     ("Blitzes", lambda c, g: _per_game(c.blitzes, g)),
     ("Blitzes without a block", lambda c, g: _share(c.blitzes_without_block, c.blitzes)),
+    ("- ended by a turnover before the block", lambda c, g: _share(c.blitzes_turnover_before_block, c.blitzes_without_block)),
+    ("- ended without one, the search having overruled its priors within it",
+     lambda c, g: _share(c.blitzes_overruled_without_block, c.blitzes_without_block)),
     ("Dodges failed / tried", lambda c, g: _share(c.dodges_failed, c.dodges_tried)),
     ("Pick-ups failed / tried", lambda c, g: _share(c.pickups_failed, c.pickups_tried)),
     ("GFIs failed / tried", lambda c, g: _share(c.gfis_failed, c.gfis_tried)),
