@@ -4,12 +4,13 @@ import os
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import botbowl
 import numpy as np
 import pytest
-from botbowl.core import Action, ActionType
+from botbowl.core import D6, D8, Action, ActionType, BBDie
 from botbowl.core.procedure import Turn
 
 import mcts_bot  # noqa: F401  (registers the bots)
@@ -22,6 +23,22 @@ from mcts_bot.harness.games import random_position
 from mcts_bot.harness.matches import refused_by_botbowl
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+
+
+@contextmanager
+def fixed_dice(d6=(), d8=(), block=()):
+    """botbowl's own test trick: the next dice come out as given. The queues are process-wide, so
+    they are emptied afterwards whatever happens."""
+    queues = ((D6, d6), (D8, d8), (BBDie, block))
+    for die, values in queues:
+        die.FixedRolls.clear()
+        for value in values:
+            die.fix(value)
+    try:
+        yield
+    finally:
+        for die, _ in queues:
+            die.FixedRolls.clear()
 
 
 def advance_until(game: botbowl.Game, predicate, rng: np.random.RandomState, max_steps: int = 2000) -> botbowl.Game:

@@ -1,18 +1,17 @@
 """The game-state hash: equal for equal states, different where the search must not merge states."""
 import os
 from collections import Counter, defaultdict
-from contextlib import contextmanager
 from copy import deepcopy
 
 import botbowl
 import numpy as np
 import pytest
-from botbowl.core import D6, D8, Action, ActionType, BBDie, BBDieResult
+from botbowl.core import D6, Action, ActionType, BBDieResult
 from botbowl.core.model import DiceRoll
 from botbowl.core.procedure import Apothecary, Setup, Turn
 from botbowl.core.table import CasualtyEffect, CasualtyType, OutcomeType, RollType
 
-from conftest import action_key, turn_position, with_apothecaries
+from conftest import action_key, fixed_dice, turn_position, with_apothecaries
 from mcts_bot.adapter import actions
 from mcts_bot.adapter.hashing import game_state_hash, state_encoding
 from mcts_bot.adapter.search_copy import private_copy
@@ -26,22 +25,6 @@ def apothecary_clock(monkeypatch):
     injured player is not on the team whose turn it is: such a game stops at the first injury in the
     opponent's turn. Stand botbowl's secondary clock in for it, as the call's name intends."""
     monkeypatch.setattr(botbowl.Game, "add_opp_clock", botbowl.Game.add_secondary_clock, raising=False)
-
-
-@contextmanager
-def fixed_dice(d6=(), d8=(), block=()):
-    """botbowl's own test trick: the next dice come out as given. The queues are process-wide, so
-    they are emptied afterwards whatever happens."""
-    queues = ((D6, d6), (D8, d8), (BBDie, block))
-    for die, values in queues:
-        die.FixedRolls.clear()
-        for value in values:
-            die.fix(value)
-    try:
-        yield
-    finally:
-        for die, _ in queues:
-            die.FixedRolls.clear()
 
 
 def legal_keys(game):

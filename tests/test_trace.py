@@ -1,17 +1,15 @@
 """The counted trace: counts that agree with each other and with the score, counts checked by hand
 on positions whose dice are forced, resume, and the script's table played and read back."""
 import json
-from contextlib import contextmanager
 from dataclasses import asdict
 from types import SimpleNamespace
 
 import botbowl
 import pytest
 from botbowl.core import Action, ActionType
-from botbowl.core.model import D6, BBDie
 from botbowl.core.table import BBDieResult
 
-from conftest import arranged_position, run_script, turn_position
+from conftest import arranged_position, fixed_dice, run_script, turn_position
 from mcts_bot.adapter import actions
 from mcts_bot.harness import trace
 
@@ -107,21 +105,6 @@ def test_an_action_botbowl_would_refuse_is_counted_for_its_bot():
         agent.new_game(game, team)
         assert agent.act(game) is action  # returned as chosen: the trace only counts
         assert tracer.counts[team.team_id].illegal_actions == refused_so_far  # a formation in a turn; not its end
-
-
-@contextmanager
-def fixed_dice(d6=(), block=()):
-    """The next dice come out as given (botbowl's own test trick); the process-wide queues are
-    emptied afterwards whatever happens."""
-    for die, values in ((D6, d6), (BBDie, block)):
-        die.FixedRolls.clear()
-        for value in values:
-            die.fix(value)
-    try:
-        yield
-    finally:
-        D6.FixedRolls.clear()
-        BBDie.FixedRolls.clear()
 
 
 def test_a_short_game_counted_by_hand():
