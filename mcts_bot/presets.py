@@ -136,6 +136,7 @@ ABLATIONS = (
     DEFAULT.replace(name="default-no-completion", rollouts=False),
     DEFAULT.replace(name="default-turn-playouts", rollout_horizon="turn"),
     DEFAULT.replace(name="default-no-end-moves", end_moves=False),
+    DEFAULT.replace(name="default-prune", prune_dominated=True),
     DEFAULT.replace(name="default-no-reuse", reuse_tree=False),
     DEFAULT.replace(name="default-most-visited", final_policy=most_visited),
     DEFAULT.replace(name="default-z1", final_policy=robust_child),

@@ -3,11 +3,12 @@ import math
 
 import numpy as np
 import pytest
-from botbowl.core import ActionType
+from botbowl.core import Action, ActionType
 from botbowl.core.procedure import Setup
 
 import mcts_bot
-from conftest import action_key, advance_until, game_snapshot, in_turn, node_with, setup_position, turn_position
+from conftest import (action_key, advance_until, arranged_position, game_snapshot, in_turn, node_with, setup_position,
+                      turn_position)
 from mcts_bot.adapter import actions
 from mcts_bot.adapter.search_copy import private_copy
 from mcts_bot.core import search as search_module
@@ -152,6 +153,30 @@ def test_formation_is_followed_by_end_setup_in_search():
     assert not setups, "the team's set-up should have ended with END_SETUP"
     root = mcts_bot.search(game, iterations=len(legal) * 3, seed=0)
     assert {c.action.action_type for c in root.children} <= actions.FORMATION_TYPES
+
+
+def test_a_blitz_that_can_block_nobody_is_pruned_only_when_asked():
+    # Two blitzers (MA 7: 9 squares with the rushes) and one standing opponent: 11 squares from the
+    # first, who cannot reach him, and 9 from the second, who can.
+    game = arranged_position(11, "home", ours={0: (12, 7), 1: (10, 2)}, theirs={0: (1, 7)})
+    far, near = game.active_team.players[:2]
+
+    def blitzers(found):
+        return {a.player.player_id for a in found if a.action_type == ActionType.START_BLITZ}
+
+    def can_block(player):
+        copy = private_copy(game, seed=0)
+        actions.step(copy, Action(ActionType.START_BLITZ, player=copy.get_player(player.player_id)))
+        return any(a.action_type == ActionType.BLOCK for a in actions.legal_actions(copy))
+
+    assert blitzers(actions.legal_actions(game)) == {far.player_id, near.player_id}
+    pruned = actions.legal_actions(game, prune_dominated=True)
+    assert blitzers(pruned) == {near.player_id} and (can_block(far), can_block(near)) == (False, True)
+    assert len(pruned) == len(actions.legal_actions(game)) - 1  # his move, and all else, stay
+    preset = mcts_bot.configure("default", prune_dominated=True)
+    root = mcts_bot.search(game, iterations=30, seed=0, preset=preset)
+    assert {c.action.player.player_id for c in root.children if c.action.action_type == ActionType.START_BLITZ} \
+        == {near.player_id}
 
 
 def test_formation_is_followed_by_end_setup_in_play():

@@ -7,6 +7,10 @@ Left out of the tree:
 - `PLACE_PLAYER`: hand placement of single players; the formation actions (`SETUP_*`) cover set-up.
 - `END_SETUP`: it follows a formation action at once (see `step`), so it is never a choice of its own.
 - `UNDO`: botbowl offers it only to human agents, never to a bot.
+- with `prune_dominated` (a preset switch), actions another one offered does better or as well: a
+  `START_BLITZ` of a player no standing opponent is within reach of (its moves left, the rushes and
+  the block's square), when `START_MOVE` is offered to the same player. Such a blitz can only move,
+  as the move does, and it spends the turn's one blitz.
 """
 from __future__ import annotations
 
@@ -24,8 +28,9 @@ def is_formation(action: Action) -> bool:
     return action.action_type in FORMATION_TYPES
 
 
-def legal_actions(game: botbowl.Game) -> List[Action]:
-    """The concrete actions the search may choose in the game's current state, in botbowl's order."""
+def legal_actions(game: botbowl.Game, prune_dominated: bool = False) -> List[Action]:
+    """The concrete actions the search may choose in the game's current state, in botbowl's order
+    (without the dominated ones, see the module doc, when `prune_dominated`)."""
     actions = []
     for choice in game.get_available_actions():
         if choice.action_type in EXCLUDED_TYPES:
@@ -36,7 +41,25 @@ def legal_actions(game: botbowl.Game) -> List[Action]:
             actions.extend(Action(choice.action_type, position=position) for position in choice.positions)
         else:
             actions.append(Action(choice.action_type))
+    if prune_dominated:
+        idle = idle_blitzes(game, actions)
+        if idle:
+            actions = [a for a in actions if not (a.action_type == ActionType.START_BLITZ and a.player in idle)]
     return actions
+
+
+def idle_blitzes(game: botbowl.Game, actions: List[Action]) -> List[botbowl.Player]:
+    """The players among `actions`' `START_BLITZ`es who could not block anyone in a blitz, while
+    `actions` offer them `START_MOVE`: no standing opponent is within their moves left and rushes
+    plus one square (the Chebyshev distance is the fewest squares a path can take, so none is missed)."""
+    movers = [a.player for a in actions if a.action_type == ActionType.START_MOVE and a.player is not None]
+    blitzers = [a.player for a in actions if a.action_type == ActionType.START_BLITZ and a.player in movers]
+    if not blitzers or game.active_team is None:
+        return []
+    opponents = [p.position for p in game.get_players_on_pitch(game.get_opp_team(game.active_team), up=True)]
+    return [player for player in blitzers if player.position is not None
+            and not any(player.position.distance(square) <= player.num_moves_left(include_gfi=True) + 1
+                        for square in opponents)]
 
 
 def follow_up(game: botbowl.Game, action: Action, end_moves: bool = False,

@@ -152,7 +152,7 @@ class Search:
     def new_node(self, key: Optional[int] = None) -> ActionNode:
         game = self.game
         active = game.active_team
-        actions = game_actions.legal_actions(game)
+        actions = game_actions.legal_actions(game, self.preset.prune_dominated)
         if self.preset.priors is None and len(actions) > 1:
             actions = self.preset.action_order(game, actions, self.rng)
         biases = None

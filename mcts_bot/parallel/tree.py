@@ -108,7 +108,7 @@ def play(search, prescription: List[Step], expand: bool, deadline: Optional[floa
             else:
                 if expand and not game.state.game_over and not search.past_turn() and \
                         (deadline is None or time.perf_counter() < deadline):
-                    actions = game_actions.legal_actions(game)
+                    actions = game_actions.legal_actions(game, search.preset.prune_dominated)
                     if actions:
                         priors = search.preset.priors(game, actions) if len(actions) > 1 else [1.0]
                         chosen = int(np.argmax(priors))  # the first of the highest: PUCT's pick among the untried
@@ -121,7 +121,7 @@ def play(search, prescription: List[Step], expand: bool, deadline: Optional[floa
         leaf = None  # what the agent needs to add the state reached to its tree, if it may be new there
         if expansion is not None or (hashes and hashes[-1] != prescription[len(hashes) - 1][1]):
             active = game.active_team
-            leaf = ([action_key(a) for a in game_actions.legal_actions(game)],
+            leaf = ([action_key(a) for a in game_actions.legal_actions(game, search.preset.prune_dominated)],
                     None if active is None else active.team_id, game.state.game_over)
         if search.preset.rollouts:
             search.rollout()
