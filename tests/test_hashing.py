@@ -86,17 +86,12 @@ def test_different_after_a_dice_outcome():
     start, target = _risky_move(game)
     root = game.get_step()
     hashes = []
-    try:
-        for value in (6, 1):
-            D6.FixedRolls.clear()
-            for _ in range(12):
-                D6.fix(value)
+    for value in (6, 1):
+        with fixed_dice(d6=[value] * 12):
             actions.step(game, start)
             actions.step(game, target)
             hashes.append(game_state_hash(game))
             game.revert(root)
-    finally:
-        D6.FixedRolls.clear()
     assert hashes[0] != hashes[1]
 
 

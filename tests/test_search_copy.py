@@ -8,7 +8,7 @@ from botbowl.core import Action
 from botbowl.core.model import D6, Formation
 
 import mcts_bot
-from conftest import setup_position, tree_data, turn_position
+from conftest import fixed_dice, setup_position, tree_data, turn_position
 from mcts_bot.adapter import actions
 from mcts_bot.adapter.hashing import game_state_hash
 from mcts_bot.adapter.search_copy import SearchGame, private_copy
@@ -185,14 +185,10 @@ def test_a_step_that_threw_no_dice_always_ends_in_the_same_state():
 def test_fixed_dice_count_as_thrown():
     """Test set-ups fix dice before a step; a step that takes one from the queue threw dice."""
     game = private_copy(turn_position(3, seed=1), seed=0)
-    D6.fix(4)
-    D6.fix(5)
-    try:
+    with fixed_dice(d6=(4, 5)):
         before = game.dice_thrown()
         assert D6(game.rng).get_value() == 4
         assert game.dice_thrown() != before and game.rng.draws == before[0]
-    finally:
-        D6.FixedRolls.clear()
 
 
 def test_a_search_builds_the_same_tree_without_hashing_dice_free_steps(monkeypatch):
