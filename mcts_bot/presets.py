@@ -19,7 +19,11 @@ by gain and risk, mended to play as `grod` within a player action (`grod_mended_
 `default-unmended` plans with the choice before the mends); on smaller boards the scripted
 policy's. `default-scripted` plays the scripted policy on every board, as the default did up to
 commit a88d236; `default-grod` plays `grod`'s unmended choice on every board.
-`learned` is `default-scripted` under the name its measurements were run with.
+The search leaves out a blitz whose player can block nobody while his move is offered
+(`Preset.prune_dominated`, `actions.legal_actions`): it can only move, as the move does, and it spends
+the turn's blitz; `default-no-prune` is the default up to commit 16d3103, which searched them.
+`learned` is `default-scripted`, and `default-prune` the default, under the names their
+measurements were run with.
 
 `default-threat-heuristic` is the default before the learned value (up to commit 2377935): the
 hand-made threat heuristic at the leaves. `previous` is the default before the knowledge-based
@@ -107,12 +111,17 @@ DEFAULT_SCRIPTED = VANILLA.replace(
 BOARD_FINAL_CHOICE = ByBoard(smaller=partial(robust_child, z=3.0),
                              bot_bowl=partial(robust_child, z=3.0, min_gain=0.02))
 
-DEFAULT = DEFAULT_SCRIPTED.replace(name="default", priors=partial(knowledge_priors, choose=board_choice),
-                                   rollout_policy=board_choice, final_policy=BOARD_FINAL_CHOICE)
+# The default up to commit 16d3103: it searched blitzes that can block nobody (`default-no-prune`).
+DEFAULT_NO_PRUNE = DEFAULT_SCRIPTED.replace(name="default-no-prune",
+                                            priors=partial(knowledge_priors, choose=board_choice),
+                                            rollout_policy=board_choice, final_policy=BOARD_FINAL_CHOICE)
+
+DEFAULT = DEFAULT_NO_PRUNE.replace(name="default", prune_dominated=True)
 
 UNMENDED_BOARD_CHOICE = partial(board_choice, grod=GROD_CHOICE)
 
 LEARNED = DEFAULT_SCRIPTED.replace(name="learned")
+DEFAULT_PRUNE = DEFAULT.replace(name="default-prune")  # the default under the name its measurements were run with
 
 PREVIOUS = VANILLA.replace(
     name="previous",
@@ -136,7 +145,6 @@ ABLATIONS = (
     DEFAULT.replace(name="default-no-completion", rollouts=False),
     DEFAULT.replace(name="default-turn-playouts", rollout_horizon="turn"),
     DEFAULT.replace(name="default-no-end-moves", end_moves=False),
-    DEFAULT.replace(name="default-prune", prune_dominated=True),
     DEFAULT.replace(name="default-no-reuse", reuse_tree=False),
     DEFAULT.replace(name="default-most-visited", final_policy=most_visited),
     DEFAULT.replace(name="default-z1", final_policy=robust_child),
@@ -153,16 +161,17 @@ ABLATIONS = (
                     rollout_policy=GROD_CHOICE),
     # The Bot Bowl board's grod choice without its mends (the default up to commit 97bd832; the mended
     # one was `default-mends` there): docs/bot-bowl-board.md, "The mends rebuilt as a preset".
-    DEFAULT.replace(name="default-unmended", priors=partial(knowledge_priors, choose=UNMENDED_BOARD_CHOICE),
-                    rollout_policy=UNMENDED_BOARD_CHOICE),
+    DEFAULT_NO_PRUNE.replace(name="default-unmended", priors=partial(knowledge_priors, choose=UNMENDED_BOARD_CHOICE),
+                             rollout_policy=UNMENDED_BOARD_CHOICE),
     # Gumbel root selection (sequential halving) and its final choice, in place of PUCT and robust_child at the root.
     DEFAULT.replace(name="default-gumbel", root_selection=GumbelRoot()),
     # The same halving over the likeliest actions, with no noise: for play rather than self-play.
     DEFAULT.replace(name="default-halving", root_selection=GumbelRoot(gumbel_scale=0.0)),
 )
 
-PRESETS: Dict[str, Preset] = {preset.name: preset
-                              for preset in (VANILLA, DEFAULT, DEFAULT_SCRIPTED, LEARNED, PREVIOUS) + ABLATIONS}
+PRESETS: Dict[str, Preset] = {preset.name: preset for preset in
+                              (VANILLA, DEFAULT, DEFAULT_NO_PRUNE, DEFAULT_PRUNE, DEFAULT_SCRIPTED, LEARNED, PREVIOUS)
+                              + ABLATIONS}
 
 
 def get_preset(preset: Union[str, Preset]) -> Preset:

@@ -155,7 +155,7 @@ def test_formation_is_followed_by_end_setup_in_search():
     assert {c.action.action_type for c in root.children} <= actions.FORMATION_TYPES
 
 
-def test_a_blitz_that_can_block_nobody_is_pruned_only_when_asked():
+def test_a_blitz_that_can_block_nobody_is_pruned_by_the_default_only():
     # Two blitzers (MA 7: 9 squares with the rushes) and one standing opponent: 11 squares from the
     # first, who cannot reach him, and 9 from the second, who can.
     game = arranged_position(11, "home", ours={0: (12, 7), 1: (10, 2)}, theirs={0: (1, 7)})
@@ -173,10 +173,9 @@ def test_a_blitz_that_can_block_nobody_is_pruned_only_when_asked():
     pruned = actions.legal_actions(game, prune_dominated=True)
     assert blitzers(pruned) == {near.player_id} and (can_block(far), can_block(near)) == (False, True)
     assert len(pruned) == len(actions.legal_actions(game)) - 1  # his move, and all else, stay
-    preset = mcts_bot.configure("default", prune_dominated=True)
-    root = mcts_bot.search(game, iterations=30, seed=0, preset=preset)
-    assert {c.action.player.player_id for c in root.children if c.action.action_type == ActionType.START_BLITZ} \
-        == {near.player_id}
+    for preset, searched in (("default", {near.player_id}), ("default-no-prune", {far.player_id, near.player_id})):
+        root = mcts_bot.search(game, iterations=30, seed=0, preset=preset)
+        assert blitzers(c.action for c in root.children) == searched, preset
 
 
 def test_formation_is_followed_by_end_setup_in_play():
