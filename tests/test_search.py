@@ -178,6 +178,46 @@ def test_a_blitz_that_can_block_nobody_is_pruned_by_the_default_only():
         assert blitzers(c.action for c in root.children) == searched, preset
 
 
+def test_a_blitz_is_not_ended_unblocked_below_the_root_only():
+    # One blitzer two squares from a standing opponent, the ball loose behind him.
+    game = arranged_position(11, "home", ours={0: (12, 7)}, theirs={0: (10, 7)}, ball=(14, 7))
+    blitzer = game.active_team.players[0]
+    blitz = Action(ActionType.START_BLITZ, player=blitzer)
+    assert any(actions.same_action(a, blitz) for a in actions.legal_actions(game, prune_dominated=True))
+    copy = private_copy(game, seed=0)
+    actions.step(copy, Action(ActionType.START_BLITZ, player=copy.get_player(blitzer.player_id)), end_moves=True)
+    at_root = actions.legal_actions(copy, prune_dominated=True)
+    below = actions.legal_actions(copy, prune_dominated=True, below_root=True, end_moves=True)
+    ball = copy.get_ball().position
+    kinds = {a.action_type for a in at_root}
+    assert {ActionType.END_PLAYER_TURN, ActionType.MOVE, ActionType.BLOCK} <= kinds
+    assert any(a.action_type == ActionType.MOVE and a.position != ball for a in at_root)
+    assert {a.action_type for a in below} == {ActionType.MOVE, ActionType.BLOCK}
+    assert [a.position for a in below if a.action_type == ActionType.MOVE] == [ball]  # the pick-up, then a block
+    blocks = [action_key(a) for a in at_root if a.action_type == ActionType.BLOCK]
+    assert blocks and blocks == [action_key(a) for a in below if a.action_type == ActionType.BLOCK]
+    # Without end_moves a move in a blitz may be followed by a block: only END_PLAYER_TURN goes.
+    assert len(actions.legal_actions(copy, prune_dominated=True, below_root=True)) == len(at_root) - 1
+    assert len(actions.legal_actions(copy, below_root=True, end_moves=True)) == len(at_root)  # no prune asked
+
+    # In the tree: the blitz's first step lacks them; reused as the root (the agent's tree reuse),
+    # it offers them again and keeps what it had learnt.
+    root = mcts_bot.search(game, iterations=60, seed=0)
+    chance = next(c for c in root.children if actions.same_action(c.action, blitz))
+    assert chance.visits > 0
+    node = next(iter(chance.outcomes.values()))
+    assert not any(a.action_type == ActionType.END_PLAYER_TURN for a in node.actions)
+    before = {action_key(c.action): c.visits for c in node.children}
+    reused = mcts_bot.run_search(copy, budget=Budget(iterations=10), preset=mcts_bot.get_preset("default"),
+                                 rng=np.random.RandomState(0), root=node).root
+    assert reused is node
+    assert sorted(map(action_key, reused.actions)) == sorted(map(action_key, at_root))
+    assert len(reused.children) == len(at_root) and reused.visits >= 10
+    assert all(c.visits >= before[action_key(c.action)] for c in reused.children if action_key(c.action) in before)
+    priors = [c.prior for c in reused.children]
+    assert priors == sorted(priors, reverse=True) and math.isclose(sum(priors), 1.0)
+
+
 def test_formation_is_followed_by_end_setup_in_play():
     game = setup_position(3, seed=1)
     bot = mcts_bot.MCTSBot(iterations=20, seconds=None, seed=0)

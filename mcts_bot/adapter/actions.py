@@ -11,6 +11,11 @@ Left out of the tree:
   `START_BLITZ` of a player no standing opponent is within reach of (its moves left, the rushes and
   the block's square), when `START_MOVE` is offered to the same player. Such a blitz can only move,
   as the move does, and it spends the turn's one blitz.
+  Below the search's root (`below_root`), also what a blitz's first step offers besides its blocks:
+  its `END_PLAYER_TURN`, and (with `end_moves`, where a move ends the player's action) each `MOVE`
+  but the one onto the loose ball. The blitz then ends having done what the player's `START_MOVE`,
+  offered in the same state as the `START_BLITZ`, does, and spends the blitz. At the root the blitz
+  is already declared in the real game, and ending it or moving is a choice like any other.
 """
 from __future__ import annotations
 
@@ -28,9 +33,11 @@ def is_formation(action: Action) -> bool:
     return action.action_type in FORMATION_TYPES
 
 
-def legal_actions(game: botbowl.Game, prune_dominated: bool = False) -> List[Action]:
+def legal_actions(game: botbowl.Game, prune_dominated: bool = False, below_root: bool = False,
+                  end_moves: bool = False) -> List[Action]:
     """The concrete actions the search may choose in the game's current state, in botbowl's order
-    (without the dominated ones, see the module doc, when `prune_dominated`)."""
+    (without the dominated ones, see the module doc, when `prune_dominated`: those of a state
+    `below_root` of the search's tree too, and the moves when `end_moves`, `follow_up`'s switch)."""
     actions = []
     for choice in game.get_available_actions():
         if choice.action_type in EXCLUDED_TYPES:
@@ -45,7 +52,25 @@ def legal_actions(game: botbowl.Game, prune_dominated: bool = False) -> List[Act
         idle = idle_blitzes(game, actions)
         if idle:
             actions = [a for a in actions if not (a.action_type == ActionType.START_BLITZ and a.player in idle)]
+        if below_root:
+            actions = blitz_opening(game, actions, end_moves)
     return actions
+
+
+def blitz_opening(game: botbowl.Game, actions: List[Action], end_moves: bool) -> List[Action]:
+    """`actions` less, at a blitz's first step (the blitzer has neither moved nor blocked), those that
+    end the blitz without a block: `END_PLAYER_TURN`, and with `end_moves` every `MOVE` but the one
+    onto the loose ball (a move ends the action unless it picks the ball up, see `follow_up`).
+    All of `actions` when nothing else would be left, or elsewhere."""
+    player = game.state.active_player
+    if game.state.player_action_type != PlayerActionType.BLITZ or player is None \
+            or player.state.moves or player.state.has_blocked:
+        return actions
+    ball = game.get_ball()
+    loose = ball.position if ball is not None and ball.on_ground and not ball.is_carried else None
+    kept = [a for a in actions if a.action_type != ActionType.END_PLAYER_TURN and not (
+        end_moves and a.action_type == ActionType.MOVE and a.position != loose)]
+    return kept or actions
 
 
 def idle_blitzes(game: botbowl.Game, actions: List[Action]) -> List[botbowl.Player]:

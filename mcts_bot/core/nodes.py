@@ -64,13 +64,17 @@ class ActionNode:
         return child
 
     def expand_all(self, priors: List[float]) -> None:
-        """Create a child for every action, with its prior (one per action), highest prior first."""
+        """Create a child for every action, with its prior (one per action), highest prior first.
+        A child it already has (same action object) is kept, with its statistics and the new prior."""
         if len(priors) != len(self.actions):
             raise ValueError(f"{len(priors)} priors for {len(self.actions)} actions")
         order = sorted(range(len(self.actions)), key=lambda i: -priors[i])  # stable: ties keep the order
+        known = {id(child.action): child for child in self.children}
         self.actions = [self.actions[i] for i in order]
-        self.children = [ChanceNode(self.actions[i], self.is_opponent, prior=priors[j])
-                         for i, j in enumerate(order)]
+        self.children = [known.pop(id(action), None) or ChanceNode(action, self.is_opponent)
+                         for action in self.actions]
+        for child, i in zip(self.children, order):
+            child.prior = priors[i]
 
     def visit(self, value: float) -> None:
         self.visits += 1

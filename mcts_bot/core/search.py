@@ -149,23 +149,44 @@ class Search:
         self.root_selection = None  # with `Preset.root_selection`: what selects at the root (`run_search` sets it)
         self.root_turns = _turns(game)  # for `Preset.turn_tree`
 
-    def new_node(self, key: Optional[int] = None) -> ActionNode:
+    def legal_actions(self, below_root: bool) -> List[Action]:
+        """The actions a node for the copy's state offers (`actions.legal_actions`, with the preset's
+        prune; some prunes hold only `below_root`)."""
+        return game_actions.legal_actions(self.game, self.preset.prune_dominated, below_root, self.preset.end_moves)
+
+    def new_node(self, key: Optional[int] = None, below_root: bool = False) -> ActionNode:
         game = self.game
         active = game.active_team
-        actions = game_actions.legal_actions(game, self.preset.prune_dominated)
+        actions = self.legal_actions(below_root)
         if self.preset.priors is None and len(actions) > 1:
             actions = self.preset.action_order(game, actions, self.rng)
-        biases = None
-        if self.preset.prior_bias is not None and len(actions) > 1 and active is not None:
-            # Seed 004's heuristic bias: weight / sqrt(turns the acting team has played + 1).
-            played = (game.state.half - 1) * game.config.rounds + active.state.turn
-            weight = self.preset.prior_bias / math.sqrt(played + 1)
-            biases = [weight * prior for prior in self.preset.bias_priors(game, actions)]
         return ActionNode(key=game_state_hash(game) if key is None else key,
                           actions=actions,
                           is_opponent=active is not None and active.team_id != self.team_id,
                           terminal=game.state.game_over,
-                          biases=biases)
+                          biases=self._biases(actions))
+
+    def _biases(self, actions: List[Action]) -> Optional[List[float]]:
+        game, active = self.game, self.game.active_team
+        if self.preset.prior_bias is None or len(actions) < 2 or active is None:
+            return None
+        # Seed 004's heuristic bias: weight / sqrt(turns the acting team has played + 1).
+        played = (game.state.half - 1) * game.config.rounds + active.state.turn
+        weight = self.preset.prior_bias / math.sqrt(played + 1)
+        return [weight * prior for prior in self.preset.bias_priors(game, actions)]
+
+    def offer_all(self, root: ActionNode) -> None:
+        """Give a reused root (a node built below the last search's root) back what a prune leaves
+        out only below the root, so that it offers what the game offers (`actions.legal_actions`)."""
+        missing = [a for a in self.legal_actions(below_root=False)
+                   if not any(game_actions.same_action(a, known) for known in root.actions)]
+        if not missing:
+            return
+        root.actions = root.actions + missing  # untried without priors: after the tried ones
+        root.biases = self._biases(root.actions)
+        if root.children and self.preset.priors is not None:
+            actions = [game_actions.localize(self.game, action) for action in root.actions]
+            root.expand_all(self.preset.priors(self.game, actions))  # keeps the children it has
 
     def past_turn(self) -> bool:
         """With `Preset.turn_tree`: whether the copy is past the end of the turn the search decides in."""
@@ -197,7 +218,7 @@ class Search:
                 # A stored action does not fit the state this node stands for now (with a state
                 # key that cannot merge two states, a stale tree kept across decisions): rebuild
                 # the node for this state and drop the iteration.
-                fresh = self.new_node(stale.node.key)
+                fresh = self.new_node(stale.node.key, below_root=stale.node is not root)
                 stale.node.actions, stale.node.biases, stale.node.children = fresh.actions, fresh.biases, []
                 return False
             if self.preset.rollouts:
@@ -261,7 +282,7 @@ class Search:
             key = game_state_hash(self.game)
             child = chance.outcomes.get(key)
             if child is None:
-                child = chance.outcomes[key] = self.new_node(key)
+                child = chance.outcomes[key] = self.new_node(key, below_root=True)
                 child.dice_seed = seed
                 child.arrivals = 1
                 path.append(child)
@@ -367,6 +388,8 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
     copy_seconds = time.perf_counter() - start
     if root is None:
         root = search.new_node()
+    elif preset.prune_dominated:
+        search.offer_all(root)
     iterations, skipped, error = 0, 0, None
     stop_early = preset.stop_when_decided  # only with the most_visited final policy (`Preset`)
     iterating_since = time.perf_counter()

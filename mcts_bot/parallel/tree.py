@@ -40,7 +40,6 @@ from typing import Dict, List, Optional, Set, Tuple
 import numpy as np
 from botbowl.core.game import InvalidActionError
 
-from mcts_bot.adapter import actions as game_actions
 from mcts_bot.adapter import fast_reversible
 from mcts_bot.adapter.hashing import game_state_hash
 from mcts_bot.core.nodes import ActionNode, ChanceNode
@@ -108,7 +107,7 @@ def play(search, prescription: List[Step], expand: bool, deadline: Optional[floa
             else:
                 if expand and not game.state.game_over and not search.past_turn() and \
                         (deadline is None or time.perf_counter() < deadline):
-                    actions = game_actions.legal_actions(game, search.preset.prune_dominated)
+                    actions = search.legal_actions(below_root=bool(prescription))
                     if actions:
                         priors = search.preset.priors(game, actions) if len(actions) > 1 else [1.0]
                         chosen = int(np.argmax(priors))  # the first of the highest: PUCT's pick among the untried
@@ -121,7 +120,7 @@ def play(search, prescription: List[Step], expand: bool, deadline: Optional[floa
         leaf = None  # what the agent needs to add the state reached to its tree, if it may be new there
         if expansion is not None or (hashes and hashes[-1] != prescription[len(hashes) - 1][1]):
             active = game.active_team
-            leaf = ([action_key(a) for a in game_actions.legal_actions(game, search.preset.prune_dominated)],
+            leaf = ([action_key(a) for a in search.legal_actions(below_root=True)],
                     None if active is None else active.team_id, game.state.game_over)
         if search.preset.rollouts:
             search.rollout()
