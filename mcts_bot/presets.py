@@ -21,8 +21,9 @@ policy's. `default-scripted` plays the scripted policy on every board, as the de
 commit a88d236; `default-grod` plays `grod`'s unmended choice on every board.
 The search leaves out a blitz whose player can block nobody while his move is offered
 (`Preset.prune_dominated`, `actions.legal_actions`): it can only move, as the move does, and it spends
-the turn's blitz; below the tree's root, at a blitz's first step, it leaves out what ends the blitz
-without a block (the player's action ended, a move but onto the loose ball) for the same reason.
+the turn's blitz; below the tree's root, at the first step of a blitz, pass, hand-off or foul, it
+leaves out what ends the action having done nothing of its kind (the player's action ended, a move
+but onto the loose ball) for the same reason.
 `default-no-prune` is the default up to commit 16d3103, which searched them.
 `learned` is `default-scripted`, and `default-prune` the default, under the names their
 measurements were run with.

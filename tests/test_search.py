@@ -218,6 +218,19 @@ def test_a_blitz_is_not_ended_unblocked_below_the_root_only():
     assert priors == sorted(priors, reverse=True) and math.isclose(sum(priors), 1.0)
 
 
+def test_a_hand_off_is_not_ended_before_its_hand_off_below_the_root_only():
+    # The carrier two squares from a teammate: a hand-off action's first step, below the root, offers
+    # only the hand-off at the end of a path (a move would end the action, the carrier's own move).
+    game = arranged_position(11, "home", ours={0: (12, 7), 1: (10, 7)}, theirs={0: (20, 1)}, carrier=0)
+    copy = private_copy(game, seed=0)
+    actions.step(copy, Action(ActionType.START_HANDOFF, player=copy.get_player(game.active_team.players[0].player_id)),
+                 end_moves=True)
+    at_root = actions.legal_actions(copy, prune_dominated=True)
+    below = actions.legal_actions(copy, prune_dominated=True, below_root=True, end_moves=True)
+    assert {ActionType.END_PLAYER_TURN, ActionType.MOVE, ActionType.HANDOFF} <= {a.action_type for a in at_root}
+    assert below and {a.action_type for a in below} == {ActionType.HANDOFF}
+
+
 def test_formation_is_followed_by_end_setup_in_play():
     game = setup_position(3, seed=1)
     bot = mcts_bot.MCTSBot(iterations=20, seconds=None, seed=0)

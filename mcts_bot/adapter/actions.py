@@ -11,11 +11,12 @@ Left out of the tree:
   `START_BLITZ` of a player no standing opponent is within reach of (its moves left, the rushes and
   the block's square), when `START_MOVE` is offered to the same player. Such a blitz can only move,
   as the move does, and it spends the turn's one blitz.
-  Below the search's root (`below_root`), also what a blitz's first step offers besides its blocks:
-  its `END_PLAYER_TURN`, and (with `end_moves`, where a move ends the player's action) each `MOVE`
-  but the one onto the loose ball. The blitz then ends having done what the player's `START_MOVE`,
-  offered in the same state as the `START_BLITZ`, does, and spends the blitz. At the root the blitz
-  is already declared in the real game, and ending it or moving is a choice like any other.
+  Below the search's root (`below_root`), also what ends a blitz, pass, hand-off or foul at its
+  first step without its block, throw, hand-off or foul: its `END_PLAYER_TURN`, and (with
+  `end_moves`, where a move ends the player's action) each `MOVE` but the one onto the loose ball.
+  The action then ends having done what the player's `START_MOVE`, offered in the same state as its
+  start, does, and spends the turn's one action of its kind. At the root the action is already
+  declared in the real game, and ending it or moving is a choice like any other.
 """
 from __future__ import annotations
 
@@ -53,23 +54,30 @@ def legal_actions(game: botbowl.Game, prune_dominated: bool = False, below_root:
         if idle:
             actions = [a for a in actions if not (a.action_type == ActionType.START_BLITZ and a.player in idle)]
         if below_root:
-            actions = blitz_opening(game, actions, end_moves)
+            actions = unspent_opening(game, actions, end_moves)
     return actions
 
 
-def blitz_opening(game: botbowl.Game, actions: List[Action], end_moves: bool) -> List[Action]:
-    """`actions` less, at a blitz's first step (the blitzer has neither moved nor blocked), those that
-    end the blitz without a block: `END_PLAYER_TURN`, and with `end_moves` every `MOVE` but the one
-    onto the loose ball (a move ends the action unless it picks the ball up, see `follow_up`).
+# The player actions a team may take once a turn.
+_ONCE_A_TURN = frozenset({PlayerActionType.BLITZ, PlayerActionType.PASS, PlayerActionType.HANDOFF,
+                          PlayerActionType.FOUL})
+
+
+def unspent_opening(game: botbowl.Game, actions: List[Action], end_moves: bool) -> List[Action]:
+    """`actions` less, at the first step of a once-a-turn action (the player has neither moved nor
+    blocked), those that end it having done nothing of its kind: `END_PLAYER_TURN`, and with
+    `end_moves` every `MOVE` but the one onto the loose ball (in a blitz, hand-off or foul a move
+    ends the action unless it picks the ball up, see `follow_up`; a pass goes on after a move).
     All of `actions` when nothing else would be left, or elsewhere."""
     player = game.state.active_player
-    if game.state.player_action_type != PlayerActionType.BLITZ or player is None \
-            or player.state.moves or player.state.has_blocked:
+    kind = game.state.player_action_type
+    if kind not in _ONCE_A_TURN or player is None or player.state.moves or player.state.has_blocked:
         return actions
     ball = game.get_ball()
     loose = ball.position if ball is not None and ball.on_ground and not ball.is_carried else None
+    moves_end = end_moves and kind in _ENDED_BY_A_MOVE
     kept = [a for a in actions if a.action_type != ActionType.END_PLAYER_TURN and not (
-        end_moves and a.action_type == ActionType.MOVE and a.position != loose)]
+        moves_end and a.action_type == ActionType.MOVE and a.position != loose)]
     return kept or actions
 
 
