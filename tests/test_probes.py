@@ -1,8 +1,10 @@
 """The probes of docs/probes/: `grod` with one idea changed (measured in docs/bot-bowl-board.md) loads
 as bots of one's own, plays legal games, and leaves the shipped `grod` as it was; the value's
 exposure inputs (docs/learned-value.md) sit on the right side and leave the collector as it was; the
-stateless probe plays `grod_action`'s choice legally and counts where it differs from `GrodBot`."""
+stateless probe plays `grod_action`'s choice legally and counts where it differs from `GrodBot`; the
+blitz replay logs each of the MCTS bot's blitzes once, as it was played."""
 import importlib.util
+import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -20,8 +22,8 @@ from mcts_bot.knowledge.exposure import EXPOSURES, MARKED
 from mcts_bot.knowledge.grod import Board
 
 PROBE_DIR = Path(__file__).resolve().parents[1] / "docs" / "probes"
-PROBES, VALUE_PROBE, STATELESS_PROBE = (PROBE_DIR / name
-                                        for name in ("grod_variants.py", "exposure_value.py", "grod_stateless.py"))
+PROBES, VALUE_PROBE, STATELESS_PROBE, BLITZ_PROBE = (
+    PROBE_DIR / name for name in ("grod_variants.py", "exposure_value.py", "grod_stateless.py", "blitz_replay.py"))
 SHIPPED = {name: getattr(grod, name)
            for name in ("knockdown_value", "best_plan", "TURNOVER_BASE", "Board", "position_map")}
 
@@ -178,3 +180,16 @@ def test_the_stateless_probe_counts_where_grod_action_differs_from_grodbot(copie
     assert decisions["Turn"] > 10 and sum(differ.values()) < sum(decisions.values())
     # The blitz played as the block at the end of botbowl's path, by design (see grod._first_step).
     assert all(len(key) == 4 for key in differ) and differ[("BlitzAction", "BLITZ", "MOVE", "BLOCK")] > 0
+
+
+def test_the_blitz_replay_logs_each_blitz_once_as_played(tmp_path):
+    module = bot_probe(BLITZ_PROBE, "BlitzLog")
+    out = tmp_path / "blitzes.jsonl"
+    blitzes = module.replay("mcts", "random", board=1, seed=3, games=2, iterations=10, out=str(out))
+    assert len(blitzes) > 3 and [json.loads(line)["steps"][0]["action"] for line in out.read_text().splitlines()] \
+        == [blitz["steps"][0]["action"] for blitz in blitzes]
+    for blitz in blitzes:
+        actions = [step["action"].split()[0] for step in blitz["steps"]]
+        assert actions[0] == "START_BLITZ" and "START_BLITZ" not in actions[1:]
+        assert blitz["blocked"] == ("BLOCK" in actions) and blitz["ended"]
+        assert all(step["priors_first"] and len(step["most_visited"]) <= 5 for step in blitz["steps"] if "priors_first" in step)

@@ -178,7 +178,7 @@ def test_a_blitz_that_can_block_nobody_is_pruned_by_the_default_only():
         assert blitzers(c.action for c in root.children) == searched, preset
 
 
-def test_a_blitz_is_not_ended_unblocked_below_the_root_only():
+def test_the_opening_prune_ends_no_blitz_unblocked_below_the_root_only():
     # One blitzer two squares from a standing opponent, the ball loose behind him.
     game = arranged_position(11, "home", ours={0: (12, 7)}, theirs={0: (10, 7)}, ball=(14, 7))
     blitzer = game.active_team.players[0]
@@ -187,7 +187,7 @@ def test_a_blitz_is_not_ended_unblocked_below_the_root_only():
     copy = private_copy(game, seed=0)
     actions.step(copy, Action(ActionType.START_BLITZ, player=copy.get_player(blitzer.player_id)), end_moves=True)
     at_root = actions.legal_actions(copy, prune_dominated=True)
-    below = actions.legal_actions(copy, prune_dominated=True, below_root=True, end_moves=True)
+    below = actions.legal_actions(copy, prune_dominated=True, prune_openings=True, end_moves=True)
     ball = copy.get_ball().position
     kinds = {a.action_type for a in at_root}
     assert {ActionType.END_PLAYER_TURN, ActionType.MOVE, ActionType.BLOCK} <= kinds
@@ -197,18 +197,19 @@ def test_a_blitz_is_not_ended_unblocked_below_the_root_only():
     blocks = [action_key(a) for a in at_root if a.action_type == ActionType.BLOCK]
     assert blocks and blocks == [action_key(a) for a in below if a.action_type == ActionType.BLOCK]
     # Without end_moves a move in a blitz may be followed by a block: only END_PLAYER_TURN goes.
-    assert len(actions.legal_actions(copy, prune_dominated=True, below_root=True)) == len(at_root) - 1
-    assert len(actions.legal_actions(copy, below_root=True, end_moves=True)) == len(at_root)  # no prune asked
+    assert len(actions.legal_actions(copy, prune_dominated=True, prune_openings=True)) == len(at_root) - 1
+    assert len(actions.legal_actions(copy, prune_dominated=True, end_moves=True)) == len(at_root)  # not asked
 
-    # In the tree: the blitz's first step lacks them; reused as the root (the agent's tree reuse),
-    # it offers them again and keeps what it had learnt.
-    root = mcts_bot.search(game, iterations=60, seed=0)
-    chance = next(c for c in root.children if actions.same_action(c.action, blitz))
-    assert chance.visits > 0
-    node = next(iter(chance.outcomes.values()))
-    assert not any(a.action_type == ActionType.END_PLAYER_TURN for a in node.actions)
+    # In the tree of `default-openings` (not the default's): the blitz's first step lacks them; reused
+    # as the root (the agent's tree reuse), it offers them again and keeps what it had learnt.
+    for preset, ends in (("default", True), ("default-openings", False)):
+        root = mcts_bot.search(game, iterations=60, seed=0, preset=preset)
+        chance = next(c for c in root.children if actions.same_action(c.action, blitz))
+        assert chance.visits > 0
+        node = next(iter(chance.outcomes.values()))
+        assert any(a.action_type == ActionType.END_PLAYER_TURN for a in node.actions) == ends, preset
     before = {action_key(c.action): c.visits for c in node.children}
-    reused = mcts_bot.run_search(copy, budget=Budget(iterations=10), preset=mcts_bot.get_preset("default"),
+    reused = mcts_bot.run_search(copy, budget=Budget(iterations=10), preset=mcts_bot.get_preset("default-openings"),
                                  rng=np.random.RandomState(0), root=node).root
     assert reused is node
     assert sorted(map(action_key, reused.actions)) == sorted(map(action_key, at_root))
@@ -218,7 +219,7 @@ def test_a_blitz_is_not_ended_unblocked_below_the_root_only():
     assert priors == sorted(priors, reverse=True) and math.isclose(sum(priors), 1.0)
 
 
-def test_a_hand_off_is_not_ended_before_its_hand_off_below_the_root_only():
+def test_the_opening_prune_ends_no_hand_off_before_its_hand_off():
     # The carrier two squares from a teammate: a hand-off action's first step, below the root, offers
     # only the hand-off at the end of a path (a move would end the action, the carrier's own move).
     game = arranged_position(11, "home", ours={0: (12, 7), 1: (10, 7)}, theirs={0: (20, 1)}, carrier=0)
@@ -226,7 +227,7 @@ def test_a_hand_off_is_not_ended_before_its_hand_off_below_the_root_only():
     actions.step(copy, Action(ActionType.START_HANDOFF, player=copy.get_player(game.active_team.players[0].player_id)),
                  end_moves=True)
     at_root = actions.legal_actions(copy, prune_dominated=True)
-    below = actions.legal_actions(copy, prune_dominated=True, below_root=True, end_moves=True)
+    below = actions.legal_actions(copy, prune_dominated=True, prune_openings=True, end_moves=True)
     assert {ActionType.END_PLAYER_TURN, ActionType.MOVE, ActionType.HANDOFF} <= {a.action_type for a in at_root}
     assert below and {a.action_type for a in below} == {ActionType.HANDOFF}
 

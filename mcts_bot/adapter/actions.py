@@ -11,12 +11,13 @@ Left out of the tree:
   `START_BLITZ` of a player no standing opponent is within reach of (its moves left, the rushes and
   the block's square), when `START_MOVE` is offered to the same player. Such a blitz can only move,
   as the move does, and it spends the turn's one blitz.
-  Below the search's root (`below_root`), also what ends a blitz, pass, hand-off or foul at its
-  first step without its block, throw, hand-off or foul: its `END_PLAYER_TURN`, and (with
-  `end_moves`, where a move ends the player's action) each `MOVE` but the one onto the loose ball.
-  The action then ends having done what the player's `START_MOVE`, offered in the same state as its
-  start, does, and spends the turn's one action of its kind. At the root the action is already
-  declared in the real game, and ending it or moving is a choice like any other.
+- with `prune_openings` (a preset switch, for states below the search's root), what ends a blitz,
+  pass, hand-off or foul at its first step without its block, throw, hand-off or foul: its
+  `END_PLAYER_TURN`, and (with `end_moves`, where a move ends the player's action) each `MOVE` but
+  the one onto the loose ball. The action then ends having done what the player's `START_MOVE`,
+  offered in the same state as its start, does, and spends the turn's one action of its kind. At
+  the root the action is already declared in the real game, and ending it or moving is a choice
+  like any other.
 """
 from __future__ import annotations
 
@@ -34,11 +35,11 @@ def is_formation(action: Action) -> bool:
     return action.action_type in FORMATION_TYPES
 
 
-def legal_actions(game: botbowl.Game, prune_dominated: bool = False, below_root: bool = False,
+def legal_actions(game: botbowl.Game, prune_dominated: bool = False, prune_openings: bool = False,
                   end_moves: bool = False) -> List[Action]:
     """The concrete actions the search may choose in the game's current state, in botbowl's order
-    (without the dominated ones, see the module doc, when `prune_dominated`: those of a state
-    `below_root` of the search's tree too, and the moves when `end_moves`, `follow_up`'s switch)."""
+    (without the dominated ones, see the module doc, when `prune_dominated` and `prune_openings`;
+    `end_moves` is `follow_up`'s switch)."""
     actions = []
     for choice in game.get_available_actions():
         if choice.action_type in EXCLUDED_TYPES:
@@ -53,8 +54,8 @@ def legal_actions(game: botbowl.Game, prune_dominated: bool = False, below_root:
         idle = idle_blitzes(game, actions)
         if idle:
             actions = [a for a in actions if not (a.action_type == ActionType.START_BLITZ and a.player in idle)]
-        if below_root:
-            actions = unspent_opening(game, actions, end_moves)
+    if prune_openings:
+        actions = unspent_opening(game, actions, end_moves)
     return actions
 
 

@@ -66,6 +66,7 @@ class Preset:
     rollout_horizon: str = "turn"  # rollouts end with the turn, or with the acting player's action
     end_moves: bool = False  # a non-carrier's MOVE ends its action at once (`actions.follow_up`)
     prune_dominated: bool = False  # leave out actions another one does better or as well (`actions.legal_actions`)
+    prune_openings: bool = False  # below the root, also a once-a-turn action's ending at its first step (same)
     widening: Optional[Tuple[float, float]] = None  # (c, alpha): at most ceil(c * visits ** alpha) children
     reuse_tree: bool = False  # keep the subtree of the state reached, for the team's next decision
     stop_when_decided: bool = False  # stop once more iterations cannot change the most visited child

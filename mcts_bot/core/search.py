@@ -151,8 +151,9 @@ class Search:
 
     def legal_actions(self, below_root: bool) -> List[Action]:
         """The actions a node for the copy's state offers (`actions.legal_actions`, with the preset's
-        prune; some prunes hold only `below_root`)."""
-        return game_actions.legal_actions(self.game, self.preset.prune_dominated, below_root, self.preset.end_moves)
+        prunes; `prune_openings` holds only `below_root`)."""
+        return game_actions.legal_actions(self.game, self.preset.prune_dominated,
+                                          self.preset.prune_openings and below_root, self.preset.end_moves)
 
     def new_node(self, key: Optional[int] = None, below_root: bool = False) -> ActionNode:
         game = self.game
@@ -388,7 +389,7 @@ def run_search(game: botbowl.Game, *, budget: Budget, preset: Preset, rng: np.ra
     copy_seconds = time.perf_counter() - start
     if root is None:
         root = search.new_node()
-    elif preset.prune_dominated:
+    elif preset.prune_openings:
         search.offer_all(root)
     iterations, skipped, error = 0, 0, None
     stop_early = preset.stop_when_decided  # only with the most_visited final policy (`Preset`)
