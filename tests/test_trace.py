@@ -31,6 +31,8 @@ def consistent(counts: dict) -> None:
     assert sum(getattr(c, exposure) for exposure in trace.EXPOSURES) == c.turn_ends_with_ball
     for mark in trace.GUARDS + trace.EXPOSURES:
         assert getattr(c, f"loose_after_{mark}") <= getattr(c, mark)
+    for mark in trace.EXPOSURES:
+        assert getattr(c, f"blocked_after_{mark}") <= getattr(c, mark)
     assert sum(getattr(c, f"loose_after_{k}") for k in trace.GUARDS) \
         == sum(getattr(c, f"loose_after_{k}") for k in trace.EXPOSURES)
     assert c.sideline_ends <= c.turn_ends_with_ball
@@ -329,6 +331,7 @@ def test_a_carrier_knocked_loose_after_a_turn_end_with_one_guard():
     assert (c.turn_ends_with_ball, c.guards_1, c.loose_after_guards_1) == (1, 1, 1)
     assert c.loose_after_guards_0 == c.loose_after_guards_2_plus == 0
     assert (c.exposed_marked, c.loose_after_exposed_marked) == (1, 1)  # the blitzer stood beside him
+    assert c.blocked_after_exposed_marked == 1 and c.blocked_after_exposed_open == 0
 
 
 class _Searcher(botbowl.Agent):

@@ -35,7 +35,8 @@ team's turn, and its end). The counts, one team's over one game (`Counts`):
   standing beside him (marked); one reaching a square beside him with no dice (a walk through empty
   squares within its MA, less 3 to stand up, never leaving a tackle zone of the carrier's team);
   only with dice (dodges, GFIs: any walk within MA + 2); none can. And after each, how often he
-  was knocked loose in the opponent's turn.
+  was knocked loose in the opponent's turn, and how often he was blocked in it at all (a chance the
+  opponent took or missed).
 - passes tried (the PASS actions the bot chose; a Dump-off is not one) and completed (caught by a
   teammate before the ball touched the ground), intercepted; hand-offs tried (HANDOFF reports) and
   completed (the same).
@@ -133,6 +134,10 @@ class Counts:
     loose_after_exposed_open: int = 0
     loose_after_exposed_dice: int = 0
     loose_after_exposed_none: int = 0
+    blocked_after_exposed_marked: int = 0  # the carrier blocked at least once in the opponent's turn after those
+    blocked_after_exposed_open: int = 0
+    blocked_after_exposed_dice: int = 0
+    blocked_after_exposed_none: int = 0
     passes_tried: int = 0
     passes_completed: int = 0
     passes_intercepted: int = 0
@@ -299,6 +304,7 @@ class GameTracer:
         self._lost: Optional[str] = None  # how the last holder's team lost the ball it has not got back
         # (team, (guards field, exposure field)) of its last turn end with the ball
         self._end_marks: Optional[Tuple[str, Tuple[str, str]]] = None
+        self._end_blocked = False  # the carrier of `_end_marks` blocked since
         self._turn: Optional[_Turn] = None
         self._ended_by_turnover: Optional[_Turn] = None  # looked at after the reports of this decision
         self._end_turn: Optional[Tuple[_Turn, _TurnEnd]] = None  # the board when END_TURN was chosen
@@ -480,6 +486,10 @@ class GameTracer:
             counts.blocks += 1
             if self._holder is not None and self._holder[0] == defender.player_id:
                 counts.carrier_blocks += 1
+                marks = self._end_marks
+                if marks is not None and marks[0] == self._holder[1] and not self._end_blocked:
+                    self.counts[marks[0]].bump(f"blocked_after_{marks[1][1]}")
+                    self._end_blocked = True
         self._block, self._block_rolled = pair, True
         if self._blitz is not None and self._blitz.player_id == attacker.player_id:
             self._blitz.blocked = True
@@ -642,7 +652,7 @@ class GameTracer:
         guards = GUARDS[min(end.guards, 2)]
         counts.bump(guards)
         counts.bump(end.exposure)
-        self._end_marks = (turn.team, (guards, end.exposure))
+        self._end_marks, self._end_blocked = (turn.team, (guards, end.exposure)), False
         if turn.with_ball and turn.kept:
             self._count_gain(counts, turn.start_distance - end.distance)
 
@@ -855,10 +865,11 @@ def _ended(c: Counts) -> int:
     return sum(getattr(c, f"possessions_{how}") for how in POSSESSION_ENDS)
 
 
-def _loose_after(c: Counts, marks: Sequence[str]) -> str:
+def _after(c: Counts, what: str, marks: Sequence[str]) -> str:
+    """`what` ("loose" or "blocked") after the turn ends of each of `marks`, as shares of them."""
     if not c.turn_ends_with_ball:
         return "-"
-    return " / ".join(_share(getattr(c, f"loose_after_{k}"), getattr(c, k)) for k in marks)
+    return " / ".join(_share(getattr(c, f"{what}_after_{k}"), getattr(c, k)) for k in marks)
 
 
 def _shares(c: Counts, marks: Sequence[str]) -> str:
@@ -886,10 +897,11 @@ ROWS = [
     ("Carrier on the sideline at the end of its turn", lambda c, g: _share(c.sideline_ends, c.turn_ends_with_ball)),
     ("Guards beside the carrier at the end of its turn: 0 / 1 / 2+", lambda c, g: _shares(c, GUARDS)),
     ("- after 0 / 1 / 2+ guards, the carrier knocked loose in the opponent's turn",
-     lambda c, g: _loose_after(c, GUARDS)),
+     lambda c, g: _after(c, "loose", GUARDS)),
     ("The carrier at the end of its turn: marked / reached with no dice / only with dice / out of reach",
      lambda c, g: _shares(c, EXPOSURES)),
-    ("- after each, the carrier knocked loose in the opponent's turn", lambda c, g: _loose_after(c, EXPOSURES)),
+    ("- after each, the carrier knocked loose in the opponent's turn", lambda c, g: _after(c, "loose", EXPOSURES)),
+    ("- after each, the carrier blocked in the opponent's turn", lambda c, g: _after(c, "blocked", EXPOSURES)),
     ("Free receivers within reach at the start of a turn with the ball",
      lambda c, g: _mean(c.free_receivers, c.turns_with_ball)),
     ("Turns with the ball with a free receiver within reach",
