@@ -10,6 +10,7 @@ from botbowl.core import ActionType
 from conftest import arranged_position, give_ball_to_opponent, legality_checked, play_out_turn
 from mcts_bot.harness.games import make_game
 from mcts_bot.knowledge import grod
+from mcts_bot.knowledge.exposure import DICE, OPEN, exposure_grid
 from mcts_bot.knowledge.grod import GrodBot
 
 SIDES = ["home", "away"]
@@ -37,8 +38,9 @@ def test_whole_games_against_random_are_legal(board_size, side):
 
 
 def test_a_whole_eleven_player_game_is_legal():
-    # Two bots: every decision botbowl asks of either side (block dice against, pushes, interceptions...).
-    home, away = Checked("grod-home", seed=1), Checked("grod-away", seed=2)
+    # Two bots: every decision botbowl asks of either side (block dice against, pushes, interceptions...);
+    # one of them pricing its carrier's squares by their exposure.
+    home, away = Checked("grod-home", seed=1, exposure=True), Checked("grod-away", seed=2)
     game = play_game(11, home, away, seed=11)
     assert home.decisions > 100 and away.decisions > 100
     assert home.illegal == [] and away.illegal == []
@@ -267,3 +269,24 @@ def test_the_mended_choice_prices_a_move_with_what_its_action_start_saw(side):
         for a, m in risky:
             assert a.score == pytest.approx(a.gain - a.p_turnover * grod.TURNOVER_BASE)
             assert m.score == pytest.approx(m.gain - m.p_turnover * (grod.TURNOVER_BASE + sum(others.values())))
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_with_exposure_the_carrier_prices_a_square_by_what_the_blitz_reaches(side):
+    # A cage's four corners around (6, 7), the carrier outside it at (10, 7), their blitzer at (13, 7):
+    # inside the cage the blitzer must dodge in, on the carrier's own square he walks up.
+    cage = {1: (5, 6), 2: (7, 6), 5: (5, 8), 6: (7, 8)}
+    game = arranged_position(11, side, ours={0: (10, 7), **cage}, theirs={0: (13, 7)}, carrier=0)
+    team = game.active_team
+    endzone, step = game.get_opp_endzone_x(team), (1 if game.get_opp_endzone_x(team) == 1 else -1)
+    inside, outside = (endzone + step * 6, 7), (endzone + step * 10, 7)
+    grid = exposure_grid(game, team, team.players[0])
+    assert (grid[7, inside[0]], grid[7, outside[0]]) == (DICE, OPEN)
+    board = grod.Board(game, team, exposure=True)
+    lose = board.ball_map()
+    assert lose[7][inside[0]] == pytest.approx(grod.LOSE_BY_EXPOSURE[DICE])
+    assert lose[7][outside[0]] > 2 * lose[7][inside[0]]  # open, less what the unused cage could still close
+    # The cage's teammates are worth more where they close the blitzer's free way in.
+    plain = grod.position_map(grod.Board(game, team), team.players[0].position)
+    closing = grod.position_map(board, team.players[0].position)
+    assert any(closing[y][x] > plain[y][x] for y in range(len(plain)) for x in range(len(plain[0])))

@@ -13,9 +13,9 @@ from typing import Dict, Iterator, Optional
 
 import botbowl
 import numpy as np
-from botbowl.core import Action
+from botbowl.core import Action, ActionType
 
-from mcts_bot.knowledge import exposure, grod
+from mcts_bot.knowledge import grod
 from mcts_bot.knowledge.grod import Board, GrodBot, Plan
 
 
@@ -171,74 +171,50 @@ class CornerCageGrod(PatchedGrod):
         super().__init__(name, seed)
 
 
-# -- the carrier's safety judged by what the blitz can reach
-# The chance the carrier is knocked loose in the opponent's turn, by his exposure on the square
-# (mcts_bot/knowledge/exposure.py), as counted between shipped `grod`s (11 players, 200 games).
-LOSE_BY_EXPOSURE = np.array([0.68, 0.45, 0.08, 0.0])  # marked, open, dice, none (exposure.EXPOSURES' order)
-
-
-class ExposureBoard(Board):
-    """`grod`'s board whose ball map prices a square by how the opponents could get beside the
-    carrier there (marked, reached with no dice, only with dice, not at all) with every teammate
-    where he stands; an open square counts the unused teammates who could still close it."""
-
-    def __init__(self, game: botbowl.Game, team: botbowl.Team):
-        super().__init__(game, team)
-        self._reached = None
-
-    def reached(self):
-        """`exposure.reach` for this decision, computed once."""
-        if self._reached is None:
-            self._reached = exposure.reach(self.game, self.team, self.our_carrier)
-        return self._reached
-
-    def ball_map(self) -> list:
-        if self._ball_map is None:
-            grid = exposure.exposure_grid(self.game, self.team, self.our_carrier, self.reached())
-            p_lose = LOSE_BY_EXPOSURE[grid]
-            potential = np.zeros_like(p_lose)
-            for p in self.ours:
-                if p is not self.our_carrier and p.state.up and not p.state.used:
-                    potential += grod.POTENTIAL_SUPPORT * (self.cheb(p.position) <= p.get_ma())
-            cover = grod.CAGE_PROTECTION * np.minimum(potential, grod.CAGE_FULL) / grod.CAGE_FULL
-            p_lose = np.where(grid == exposure.OPEN, p_lose * (1.0 - cover), p_lose)
-            p_lose += (grod.SIDELINE_LOSE * self.edge_mask()
-                       + grod.SIDELINE_LOSE / 2 * ((self.ys == 2) | (self.ys == self.height - 3)))
-            self._ball_map = np.minimum(p_lose, grod.MAX_LOSE).tolist()
-        return self._ball_map
-
-
+# -- the carrier's safety judged by what the blitz can reach: `GrodBot(exposure=True)`, the default's
+# knowledge on the Bot Bowl board since this stop's games (docs/bot-bowl-board.md); its two parts apart
 class ExposureGrod(PatchedGrod):
-    """`grod` whose carrier judges a square's safety by what the opponents' blitz can reach."""
-    patch = {"Board": ExposureBoard}
+    """`grod` whose carrier judges a square's safety by what the opponents' blitz can reach
+    (`grod.LOSE_BY_EXPOSURE`), without the teammates closing the ways in."""
+    patch = {"CLOSE_VALUE": 0.0}
 
     def __init__(self, name: str = "grod-exposure", seed: Optional[int] = None):
         super().__init__(name, seed)
+        self.exposure = True
 
 
-# -- and teammates who close the blitz's way into the cage
-CLOSE_VALUE = 1.0  # per square two from the carrier's target that opponents reach with no dice, put in a tackle zone
-_position_map = grod.position_map
-
-
-def closing_position_map(board: Board, target) -> list:
-    """The shipped map, plus CLOSE_VALUE for each square beside a square that an opponent reaches
-    with no dice, two squares from our carrier's target, and in none of our tackle zones yet: a
-    teammate there makes the blitzer dodge on his last step in (the cage's corners do it for all)."""
-    values = _position_map(board, target)
-    carrier = board.our_carrier
-    if carrier is None or board.final_turn or not isinstance(board, ExposureBoard):
-        return values
-    target = target if target is not None else carrier.position
-    free = board.reached()[0]
-    ours = board.zones([p for p in board.ours if p is not carrier and p.has_tackle_zone()])
-    gaps = (board.cheb(target) == 2) & free & (ours == 0)
-    return (np.asarray(values) + CLOSE_VALUE * exposure.around(gaps)).tolist()
-
-
-class ExposureCageGrod(PatchedGrod):
-    """ExposureGrod whose teammates also put tackle zones on the blitz's open ways into the cage."""
-    patch = {"Board": ExposureBoard, "position_map": closing_position_map}
+class ExposureCageGrod(GrodBot):
+    """ExposureGrod whose teammates also put tackle zones on the blitz's open ways into the cage
+    (`grod.CLOSE_VALUE`): `GrodBot(exposure=True)`."""
 
     def __init__(self, name: str = "grod-exposure-cage", seed: Optional[int] = None):
+        super().__init__(name, seed, exposure=True)
+
+
+# -- the turn's one blitz kept for their carrier
+_price = grod.price
+
+
+def reserve_blitz_price(plans, board: Board, opportunity=None) -> None:
+    """The shipped prices, with every blitz on another opponent scored less by what the best blitz on
+    their carrier is worth (its gain less its turnover chance at the base cost, when above 0): a turn
+    has one blitz, and one spent elsewhere is the carrier's blitz forgone."""
+    _price(plans, board, opportunity)
+    carrier = board.their_carrier
+    if carrier is None:
+        return
+    on_carrier = [p.steps[-1][1] == carrier.position for p in plans]
+    forgone = max((p.gain - p.p_turnover * grod.TURNOVER_BASE for p, c in zip(plans, on_carrier)
+                   if c and p.start == ActionType.START_BLITZ), default=0.0)
+    if forgone > 0:
+        for plan, c in zip(plans, on_carrier):
+            if plan.start == ActionType.START_BLITZ and not c:
+                plan.score -= forgone
+
+
+class ReserveBlitzGrod(PatchedGrod):
+    """`grod` that spends the turn's blitz elsewhere only if that beats blitzing their carrier."""
+    patch = {"price": reserve_blitz_price}
+
+    def __init__(self, name: str = "grod-reserve-blitz", seed: Optional[int] = None):
         super().__init__(name, seed)

@@ -60,6 +60,7 @@ from botbowl.core.procedure import (
 from botbowl.core.table import BBDieResult, PassDistance, Rules, WeatherType
 
 from mcts_bot.adapter.actions import is_available, safe_action
+from mcts_bot.knowledge import exposure
 from mcts_bot.logs import log_failure_once
 
 # ------------------------------------------------------------------------------------------ weights
@@ -80,6 +81,13 @@ MAX_LOSE = 0.9  # nothing is certain
 CAGE_FULL = 4.0  # four supporters (the corners) make a cage
 CAGE_PROTECTION = 0.8  # what a full cage takes off the blitz danger: it can still be dodged into or broken
 POTENTIAL_SUPPORT = 0.5  # an unused teammate within reach is half a supporter: it can still come
+# With `exposure` (the default's knowledge on the Bot Bowl board, not the sparring partner's): the chance to lose
+# the ball on a square by how the opponents could get beside the carrier there (knowledge/exposure.py: marked,
+# reached with no dice, only with dice, not at all), as counted between `grod`s on 11 players (200 games)...
+LOSE_BY_EXPOSURE = np.array([0.68, 0.45, 0.08, 0.0])
+# ...and a teammate's square worth this more per square two from the carrier's target that an opponent
+# reaches with no dice and none of our tackle zones covers yet, beside it: the cage corner that closes the way in.
+CLOSE_VALUE = 1.0
 LOOSE_BALL_COST = 15.0  # our carrier's failure leaves the ball loose for the opponent, who moves next
 TAKEAWAY_VALUE = 25.0  # their carrier drops the ball
 TAKEAWAY_PROGRESS = 0.5  # per square their carrier had advanced: the deeper, the more it is worth stopping
@@ -168,11 +176,13 @@ def _grid(width: int, height: int) -> Tuple[np.ndarray, np.ndarray]:
 
 
 class Board:
-    """What one decision reads from the game, computed once: tackle zones, reach, the ball, paths."""
+    """What one decision reads from the game, computed once: tackle zones, reach, the ball, paths.
+    With `exposure` the carrier's squares are priced by what the opponents' blitz could reach there."""
 
-    def __init__(self, game: botbowl.Game, team: botbowl.Team):
+    def __init__(self, game: botbowl.Game, team: botbowl.Team, exposure: bool = False):
         self.game = game
         self.team = team
+        self.exposure = exposure
         self.opp = game.get_opp_team(team)
         self.width, self.height = game.arena.width, game.arena.height
         self.xs, self.ys = _grid(self.width, self.height)
@@ -197,6 +207,7 @@ class Board:
         self._paths: Dict[str, List[tuple]] = {}
         self._ends: Dict[str, Dict[Tuple[int, int], object]] = {}
         self._reach: Optional[np.ndarray] = None
+        self._reached: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None
         self._ball_map: Optional[list] = None
         self._td_prob: Dict[str, float] = {}
 
@@ -275,17 +286,38 @@ class Board:
                 support += POTENTIAL_SUPPORT * ((distance > 1) & (distance <= p.get_ma()))
         return support
 
+    def reached(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`exposure.reach` for our carrier (where the opponents get with and without dice), computed once."""
+        if self._reached is None:
+            self._reached = exposure.reach(self.game, self.team, self.our_carrier)
+        return self._reached
+
     def ball_map(self) -> list:
         """The chance the opponent takes the ball from our carrier on each square in their next turn,
         as nested lists."""
         if self._ball_map is None:
-            cover = CAGE_PROTECTION * np.minimum(self.support(), CAGE_FULL) / CAGE_FULL
-            reach = self.reach()
-            p_lose = ((1.0 - cover) * (BLITZ_LOSE * (reach > 0) + REACH_LOSE * np.minimum(reach, 4))
-                      + CONTACT_LOSE * self.opp_tz + SIDELINE_LOSE * self.edge_mask()
-                      + SIDELINE_LOSE / 2 * ((self.ys == 2) | (self.ys == self.height - 3)))
+            sideline = SIDELINE_LOSE * self.edge_mask() + SIDELINE_LOSE / 2 * ((self.ys == 2) | (self.ys == self.height - 3))
+            if self.exposure and self.our_carrier is not None:
+                p_lose = self._exposure_lose() + sideline
+            else:
+                cover = CAGE_PROTECTION * np.minimum(self.support(), CAGE_FULL) / CAGE_FULL
+                reach = self.reach()
+                p_lose = ((1.0 - cover) * (BLITZ_LOSE * (reach > 0) + REACH_LOSE * np.minimum(reach, 4))
+                          + CONTACT_LOSE * self.opp_tz + sideline)
             self._ball_map = np.minimum(p_lose, MAX_LOSE).tolist()
         return self._ball_map
+
+    def _exposure_lose(self) -> np.ndarray:
+        """LOSE_BY_EXPOSURE on each square with every teammate where he stands; an open square's chance
+        lowered as the shipped map lowers the blitz's, by the unused teammates who could still close it."""
+        grid = exposure.exposure_grid(self.game, self.team, self.our_carrier, self.reached())
+        potential = np.zeros(grid.shape)
+        for p in self.ours:
+            if p is not self.our_carrier and p.state.up and not p.state.used:
+                potential += POTENTIAL_SUPPORT * (self.cheb(p.position) <= p.get_ma())
+        cover = CAGE_PROTECTION * np.minimum(potential, CAGE_FULL) / CAGE_FULL
+        p_lose = LOSE_BY_EXPOSURE[grid]
+        return np.where(grid == exposure.OPEN, p_lose * (1.0 - cover), p_lose)
 
     def ball_value(self, player: botbowl.Player, square: botbowl.Square) -> float:
         """Our ball in `player`'s hands on `square` at the end of our turn."""
@@ -429,6 +461,8 @@ def position_map(board: Board, target: Optional[botbowl.Square]) -> list:
         return value.tolist()  # positions no longer matter
     if board.our_carrier is not None:
         _offence(board, value, target if target is not None else board.our_carrier.position)
+        if board.exposure:
+            _close_the_cage(board, value, target if target is not None else board.our_carrier.position)
     elif board.their_carrier is not None:
         _defence(board, value, board.their_carrier.position)
     elif board.ball_square is not None:
@@ -455,6 +489,16 @@ def _offence(board: Board, value: np.ndarray, target: botbowl.Square) -> None:
     value += ADVANCE_DRIFT * np.abs(board.xs - board.own_endzone_x)
     if board.our_carrier is not None and target != board.our_carrier.position:
         value[target.y, target.x] -= KEEP_CLEAR
+
+
+def _close_the_cage(board: Board, value: np.ndarray, target: botbowl.Square) -> None:
+    """CLOSE_VALUE for each square beside a square two from the carrier's target that an opponent
+    reaches with no dice and none of our tackle zones covers yet: a teammate there makes the blitzer
+    dodge on his last step in (a cage's corners do it for all)."""
+    free = board.reached()[0]
+    ours = board.zones([p for p in board.ours if p is not board.our_carrier and p.has_tackle_zone()])
+    gaps = (board.cheb(target) == 2) & free & (ours == 0)
+    value += CLOSE_VALUE * exposure.around(gaps)
 
 
 def _defence(board: Board, value: np.ndarray, carrier_square: botbowl.Square) -> None:
@@ -1064,11 +1108,14 @@ def _block_skill_choice(game: botbowl.Game, proc: Block, team: botbowl.Team) -> 
 
 
 class GrodBot(botbowl.Agent):
-    """The GrodBot-style bot as a botbowl agent: deterministic given `seed`, never raises."""
+    """The GrodBot-style bot as a botbowl agent: deterministic given `seed`, never raises. `exposure`:
+    its carrier's squares priced by what the opponents' blitz could reach (`Board`); the sparring
+    partner `grod` plays without it."""
 
-    def __init__(self, name: str = "grod", seed: Optional[int] = None):
+    def __init__(self, name: str = "grod", seed: Optional[int] = None, exposure: bool = False):
         super().__init__(name)
         self.rng = np.random.RandomState(seed)
+        self.exposure = exposure
         self.team: Optional[botbowl.Team] = None
         self._plan: Optional[Plan] = None
         self._step = 0
@@ -1137,7 +1184,7 @@ class GrodBot(botbowl.Agent):
         self._plan = None
         if proc.quick_snap or not (_choices(game).keys() & set(START_TYPES)):
             return Action(ActionType.END_TURN)
-        board = Board(game, team)
+        board = Board(game, team, self.exposure)
         turn_key = (game.state.half, team.state.turn)
         previous = None
         if self._target is not None and self._target[0] == turn_key and board.our_carrier is not None \
@@ -1161,7 +1208,7 @@ class GrodBot(botbowl.Agent):
             action = Action(action_type, position=square)
             if is_available(game, action):
                 return action
-        board = Board(game, player.team)
+        board = Board(game, player.team, self.exposure)
         follow = best_plan([p for p in continue_plans(board, player, game.state.player_action_type)
                             if is_available(game, Action(p.steps[0][0], position=p.steps[0][1]))])
         if follow is not None:
@@ -1197,12 +1244,12 @@ def _turn_key(game: botbowl.Game, board: Board, mended: bool = False) -> Optiona
     if carrier is None:
         return None
     return game.game_id if mended else id(game), game.state.half, board.team.team_id, board.team.state.turn, \
-        carrier.player_id
+        carrier.player_id, board.exposure
 
 
-def _action_start_key(game: botbowl.Game, team: botbowl.Team) -> tuple:
+def _action_start_key(game: botbowl.Game, team: botbowl.Team, exposure: bool) -> tuple:
     used = frozenset(p.player_id for p in team.players if p.state.used)
-    return game.game_id, game.state.half, team.team_id, team.state.turn, used
+    return game.game_id, game.state.half, team.team_id, team.state.turn, used, exposure
 
 
 def _remember(table: dict, key: tuple, value) -> None:
@@ -1226,7 +1273,7 @@ def _plans_within(board: Board, player: botbowl.Player, action_type, mended: boo
     elif action_type == kind.FOUL:
         plans = _foul_plans(board, player)
     elif mended:  # a move, or a pass or hand-off action of a player who has yet to pick the ball up
-        start = _action_starts.get(_action_start_key(board.game, board.team))
+        start = _action_starts.get(_action_start_key(board.game, board.team, board.exposure))
         opportunity = None if start is None else start.opportunity
         plans = _move_plans(board, player, position_map(board, None if start is None else start.target))
     else:
@@ -1236,18 +1283,18 @@ def _plans_within(board: Board, player: botbowl.Player, action_type, mended: boo
     return plans
 
 
-def _turn_start(game: botbowl.Game, team: botbowl.Team, mended: bool = False) -> Action:
+def _turn_start(game: botbowl.Game, team: botbowl.Team, mended: bool = False, exposure: bool = False) -> Action:
     """The start of the best player action, the carrier's target kept for the turn (and, mended, what
     the action's start saw kept for the steps within it)."""
     if game.get_procedure().quick_snap or not (_choices(game).keys() & set(START_TYPES)):
         return Action(ActionType.END_TURN)
-    board = Board(game, team)
+    board = Board(game, team, exposure)
     key = _turn_key(game, board, mended)
     plans, target = candidate_plans(board, None if key is None else _turn_targets.get(key))
     if key is not None and target is not None:
         _remember(_turn_targets, key, target)
     if mended:
-        _remember(_action_starts, _action_start_key(game, team), ActionStart(opportunities(plans), target))
+        _remember(_action_starts, _action_start_key(game, team, exposure), ActionStart(opportunities(plans), target))
     plan = best_plan(plans)
     return Action(ActionType.END_TURN) if plan is None else Action(plan.start, player=plan.player)
 
@@ -1266,29 +1313,31 @@ def _first_step(game: botbowl.Game, plan: Plan) -> Action:
     return Action(plan.steps[0][0], position=plan.steps[0][1])
 
 
-def grod_action(game: botbowl.Game, rng: Optional[np.random.RandomState] = None, mended: bool = False) -> Action:
+def grod_action(game: botbowl.Game, rng: Optional[np.random.RandomState] = None, mended: bool = False,
+                exposure: bool = False) -> Action:
     """This bot's choice for whoever acts in `game`, as a search's playouts and priors need it: at
     the start of a player action the best plan's start; within it, the first step of the best plan
     that player can still carry out. It remembers each turn's carrier target (see `_turn_targets`),
     not the plan under way; `mended` (`grod_mended_action`) also remembers what each action's start
     saw, for the steps within it, by the game's id so that every search copy shares it
-    (docs/bot-bowl-board.md: where `grod_action` played otherwise than `GrodBot`). Never raises."""
+    (docs/bot-bowl-board.md: where `grod_action` played otherwise than `GrodBot`). `exposure`: the
+    carrier's squares priced by what the opponents' blitz could reach (`Board`). Never raises."""
     try:
         player, action_type = game.state.active_player, game.state.player_action_type
         team = game.active_team
         proc = game.get_procedure()
         if isinstance(proc, Turn) and team is not None:
-            return _turn_start(game, team, mended)
+            return _turn_start(game, team, mended, exposure)
         if player is not None and player.position is not None and team is not None and player.team == team \
                 and action_type is not None:
-            plans = [plan for plan in _plans_within(Board(game, team), player, action_type, mended)
+            plans = [plan for plan in _plans_within(Board(game, team, exposure), player, action_type, mended)
                      if is_available(game, Action(plan.steps[0][0], position=plan.steps[0][1]))]
             best = best_plan(plans)
             if best is not None:
                 return _first_step(game, best)
             if ActionType.END_PLAYER_TURN in _choices(game):
                 return Action(ActionType.END_PLAYER_TURN)
-        bot = GrodBot(seed=0 if rng is None else int(rng.randint(2 ** 31)))
+        bot = GrodBot(seed=0 if rng is None else int(rng.randint(2 ** 31)), exposure=exposure)
         bot.team = team
         action = bot.decide(game)
         if is_available(game, action):
@@ -1298,6 +1347,7 @@ def grod_action(game: botbowl.Game, rng: Optional[np.random.RandomState] = None,
     return safe_action(game)
 
 
-def grod_mended_action(game: botbowl.Game, rng: Optional[np.random.RandomState] = None) -> Action:
+def grod_mended_action(game: botbowl.Game, rng: Optional[np.random.RandomState] = None,
+                       exposure: bool = False) -> Action:
     """`grod_action` mended to play as `GrodBot` within a player action (see `grod_action`)."""
-    return grod_action(game, rng, mended=True)
+    return grod_action(game, rng, mended=True, exposure=exposure)
