@@ -16,7 +16,9 @@ now `default-z1`, the search overruled its priors in 20-34% of 11-player decisio
 to other styles). The rule-based policy is the board's
 (`board_choice`): on the Bot Bowl board (11 players a side) `grod`'s, every player's plans priced
 by gain and risk, mended to play as `grod` within a player action (`grod_mended_action`;
-`default-unmended` plans with the choice before the mends); on smaller boards the scripted
+`default-unmended` plans with the choice before the mends), its carrier pricing a square by what the
+opponents' blitz could reach there and its teammates closing the ways into the cage (`exposure=True`;
+`default-no-exposure` is the default before it, up to commit 4b015f2); on smaller boards the scripted
 policy's. `default-scripted` plays the scripted policy on every board, as the default did up to
 commit a88d236; `default-grod` plays `grod`'s unmended choice on every board.
 The search leaves out a blitz whose player can block nobody while his move is offered
@@ -24,13 +26,10 @@ The search leaves out a blitz whose player can block nobody while his move is of
 the turn's blitz; `default-no-prune` is the default up to commit 16d3103, which searched them.
 `default-openings` also leaves out, below the tree's root, what ends a blitz, pass, hand-off or foul
 at its first step having done nothing of its kind (`Preset.prune_openings`: the player's action
-ended, a move but onto the loose ball), for the same reason; not the default (3.5 points behind it
-over 20 games against `grod`, docs/bot-bowl-board.md).
-`default-exposure` plans on the Bot Bowl board with `grod`'s knowledge whose carrier prices a square by
-what the opponents' blitz could reach there and whose teammates close the ways into the cage
-(`grod_mended_action(exposure=True)`; without search it scored 54% in 800 games against `grod`).
-`learned` is `default-scripted`, and `default-prune` the default, under the names their
-measurements were run with.
+ended, a move but onto the loose ball), for the same reason, on the default before the exposure;
+not kept (3.5 points behind it over 20 games against `grod`, docs/bot-bowl-board.md).
+`learned` is `default-scripted`, `default-prune` the default before the exposure (`default-no-exposure`),
+and `default-exposure` today's default, under the names their measurements were run with.
 
 `default-threat-heuristic` is the default before the learned value (up to commit 2377935): the
 hand-made threat heuristic at the leaves. `previous` is the default before the knowledge-based
@@ -83,11 +82,11 @@ GROD_EXPOSURE_CHOICE = RememberedChoice(partial(grod_mended_action, exposure=Tru
 
 
 def board_choice(game: botbowl.Game, rng: Optional[np.random.RandomState] = None,
-                 grod: RolloutPolicy = GROD_MENDED_CHOICE) -> Action:
+                 grod: RolloutPolicy = GROD_EXPOSURE_CHOICE) -> Action:
     """The rule-based choice the default plans with: `grod`'s on the Bot Bowl board, where the search
     on it scored better against both sparring partners than on the scripted policy's, mended to play
-    as `grod` within a player action (docs/bot-bowl-board.md); the scripted policy's on smaller
-    boards, where only that was measured."""
+    as `grod` within a player action, its carrier's squares priced by what the opponents' blitz could
+    reach (docs/bot-bowl-board.md); the scripted policy's on smaller boards, where only that was measured."""
     policy = grod if on_bot_bowl_board(game) else scripted_action
     return policy(game, rng)
 
@@ -120,22 +119,27 @@ DEFAULT_SCRIPTED = VANILLA.replace(
 BOARD_FINAL_CHOICE = ByBoard(smaller=partial(robust_child, z=3.0),
                              bot_bowl=partial(robust_child, z=3.0, min_gain=0.02))
 
+# The Bot Bowl board's choice before the carrier's exposure (`default-no-exposure`).
+MENDED_BOARD_CHOICE = partial(board_choice, grod=GROD_MENDED_CHOICE)
+
 # The default up to commit 16d3103: it searched blitzes that can block nobody (`default-no-prune`).
 DEFAULT_NO_PRUNE = DEFAULT_SCRIPTED.replace(name="default-no-prune",
-                                            priors=partial(knowledge_priors, choose=board_choice),
-                                            rollout_policy=board_choice, final_policy=BOARD_FINAL_CHOICE)
+                                            priors=partial(knowledge_priors, choose=MENDED_BOARD_CHOICE),
+                                            rollout_policy=MENDED_BOARD_CHOICE, final_policy=BOARD_FINAL_CHOICE)
 
-DEFAULT = DEFAULT_NO_PRUNE.replace(name="default", prune_dominated=True)
+# The default up to commit 4b015f2: `grod`'s carrier priced his squares by distance alone.
+DEFAULT_NO_EXPOSURE = DEFAULT_NO_PRUNE.replace(name="default-no-exposure", prune_dominated=True)
+
+DEFAULT = DEFAULT_NO_EXPOSURE.replace(name="default", priors=partial(knowledge_priors, choose=board_choice),
+                                      rollout_policy=board_choice)
 
 UNMENDED_BOARD_CHOICE = partial(board_choice, grod=GROD_CHOICE)
 
 LEARNED = DEFAULT_SCRIPTED.replace(name="learned")
-DEFAULT_PRUNE = DEFAULT.replace(name="default-prune")  # the default under the name its measurements were run with
-DEFAULT_OPENINGS = DEFAULT.replace(name="default-openings", prune_openings=True)
-
-EXPOSURE_BOARD_CHOICE = partial(board_choice, grod=GROD_EXPOSURE_CHOICE)
-DEFAULT_EXPOSURE = DEFAULT.replace(name="default-exposure", priors=partial(knowledge_priors, choose=EXPOSURE_BOARD_CHOICE),
-                                   rollout_policy=EXPOSURE_BOARD_CHOICE)
+# Earlier defaults and today's under the names their measurements were run with.
+DEFAULT_PRUNE = DEFAULT_NO_EXPOSURE.replace(name="default-prune")
+DEFAULT_OPENINGS = DEFAULT_NO_EXPOSURE.replace(name="default-openings", prune_openings=True)
+DEFAULT_EXPOSURE = DEFAULT.replace(name="default-exposure")
 
 PREVIOUS = VANILLA.replace(
     name="previous",
@@ -184,8 +188,8 @@ ABLATIONS = (
 )
 
 PRESETS: Dict[str, Preset] = {preset.name: preset for preset in
-                              (VANILLA, DEFAULT, DEFAULT_NO_PRUNE, DEFAULT_PRUNE, DEFAULT_OPENINGS, DEFAULT_EXPOSURE,
-                               DEFAULT_SCRIPTED,
+                              (VANILLA, DEFAULT, DEFAULT_NO_PRUNE, DEFAULT_NO_EXPOSURE, DEFAULT_PRUNE,
+                               DEFAULT_OPENINGS, DEFAULT_EXPOSURE, DEFAULT_SCRIPTED,
                                LEARNED, PREVIOUS)
                               + ABLATIONS}
 

@@ -286,7 +286,17 @@ def test_with_exposure_the_carrier_prices_a_square_by_what_the_blitz_reaches(sid
     lose = board.ball_map()
     assert lose[7][inside[0]] == pytest.approx(grod.LOSE_BY_EXPOSURE[DICE])
     assert lose[7][outside[0]] > 2 * lose[7][inside[0]]  # open, less what the unused cage could still close
-    # The cage's teammates are worth more where they close the blitzer's free way in.
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_with_exposure_a_teammate_is_worth_more_where_he_closes_the_way_into_the_cage(side):
+    # Our carrier at (6, 7) with three corners of a cage; the fourth, (7, 8), is open to the blitzer.
+    corners = {1: (5, 6), 2: (7, 6), 5: (5, 8)}
+    game = arranged_position(11, side, ours={0: (6, 7), **corners, 6: (6, 12)}, theirs={0: (12, 9)}, carrier=0)
+    team = game.active_team
+    endzone, step = game.get_opp_endzone_x(team), (1 if game.get_opp_endzone_x(team) == 1 else -1)
+    corner, far = (endzone + step * 7, 8), (endzone + step * 6, 12)
+    closing = grod.position_map(grod.Board(game, team, exposure=True), team.players[0].position)
     plain = grod.position_map(grod.Board(game, team), team.players[0].position)
-    closing = grod.position_map(board, team.players[0].position)
-    assert any(closing[y][x] > plain[y][x] for y in range(len(plain)) for x in range(len(plain[0])))
+    assert closing[corner[1]][corner[0]] > plain[corner[1]][corner[0]]  # the missing corner closes the way
+    assert closing[far[1]][far[0]] == plain[far[1]][far[0]]  # nothing open near it

@@ -123,7 +123,10 @@ def test_the_default_plans_with_grod_on_the_bot_bowl_board_and_the_scripted_poli
     from mcts_bot import get_preset, presets
     from mcts_bot.knowledge.priors import knowledge_priors
     from mcts_bot.knowledge.scripted import scripted_action
-    monkeypatch.setattr(presets.GROD_MENDED_CHOICE, "policy", lambda game, rng=None: "grod")
+    # The choice it plans with prices the carrier's squares by their exposure; the default before did not.
+    assert presets.GROD_EXPOSURE_CHOICE.policy.keywords == {"exposure": True}
+    assert get_preset("default-no-exposure").rollout_policy.keywords == {"grod": presets.GROD_MENDED_CHOICE}
+    monkeypatch.setattr(presets.GROD_EXPOSURE_CHOICE, "policy", lambda game, rng=None: "grod")
     monkeypatch.setattr(presets, "scripted_action", lambda game, rng=None: "scripted")
     assert [presets.board_choice(turn_position(board, seed=0)) for board in (11, 5, 3)] == ["grod", "scripted", "scripted"]
     default = get_preset("default")

@@ -25,7 +25,8 @@ PROBE_DIR = Path(__file__).resolve().parents[1] / "docs" / "probes"
 PROBES, VALUE_PROBE, STATELESS_PROBE, BLITZ_PROBE = (
     PROBE_DIR / name for name in ("grod_variants.py", "exposure_value.py", "grod_stateless.py", "blitz_replay.py"))
 SHIPPED = {name: getattr(grod, name)
-           for name in ("knockdown_value", "best_plan", "TURNOVER_BASE", "Board", "position_map")}
+           for name in ("knockdown_value", "best_plan", "price", "TURNOVER_BASE", "CLOSE_VALUE", "Board",
+                        "position_map")}
 
 
 def bot_probe(path: Path, bot: str):
@@ -39,7 +40,7 @@ def probes():
 
 
 @pytest.mark.parametrize("class_name", ["WeightsGrod", "LaneGrod", "SafeFirstGrod", "CageBreakGrod", "CornerCageGrod",
-                                        "ExposureGrod", "ExposureCageGrod"])
+                                        "ExposureGrod", "ExposureCageGrod", "ReserveBlitzGrod"])
 def test_each_probe_plays_a_legal_game_and_restores_grod(class_name, monkeypatch):
     monkeypatch.setenv("GROD_WEIGHTS", "TURNOVER_BASE=3")
     bot = legality_checked(load_agent_class(PROBES, class_name))(class_name, seed=1)
@@ -98,39 +99,6 @@ def test_the_corner_cage_probe_counts_corners_above_edges(monkeypatch):
     monkeypatch.setattr(module, "CORNER_SUPPORT", 1.0)
     monkeypatch.setattr(module, "EDGE_SUPPORT", 1.0)
     assert module.CornerBoard(game, game.active_team).ball_map() == shipped  # otherwise the shipped map
-
-
-def test_the_exposure_probe_prices_a_caged_square_above_an_open_one():
-    module = probes()
-    # The four corners of a cage around (6, 7), used; our carrier at (6, 9), to move; a blitzer at (13, 7).
-    corners = {1: (5, 6), 2: (7, 6), 5: (5, 8), 6: (7, 8)}
-    game = arranged_position(11, "home", ours={0: (6, 9), **corners}, theirs={0: (13, 7)}, carrier=0)
-    team = game.active_team
-    for index in corners:
-        team.players[index].state.used = True
-    ahead = game.get_opp_endzone_x(team)
-    step = 1 if ahead == 1 else -1
-    caged, open_ = game.get_square(ahead + step * 6, 7), game.get_square(ahead + step * 6, 3)
-    ball_map = module.ExposureBoard(game, team).ball_map()
-    assert ball_map[caged.y][caged.x] == pytest.approx(module.LOSE_BY_EXPOSURE[module.exposure.DICE])
-    assert ball_map[open_.y][open_.x] > ball_map[caged.y][caged.x]
-
-
-def test_the_closing_probe_values_a_square_that_shuts_an_open_way_in():
-    module = probes()
-    # Our carrier at (6, 7) with three corners of a cage; the fourth, (7, 8), is open to the blitzer.
-    corners = {1: (5, 6), 2: (7, 6), 5: (5, 8)}
-    game = arranged_position(11, "home", ours={0: (6, 7), **corners, 6: (6, 12)}, theirs={0: (12, 9)},
-                             carrier=0)
-    team = game.active_team
-    board = module.ExposureBoard(game, team)
-    ahead = game.get_opp_endzone_x(team)
-    step = 1 if ahead == 1 else -1
-    corner, far = game.get_square(ahead + step * 7, 8), game.get_square(ahead + step * 6, 12)
-    closing = module.closing_position_map(board, team.players[0].position)
-    shipped = grod.position_map(board, team.players[0].position)
-    assert closing[corner.y][corner.x] > shipped[corner.y][corner.x]  # the missing corner closes the way
-    assert closing[far.y][far.x] == shipped[far.y][far.x]  # nothing open near it
 
 
 def value_probe():

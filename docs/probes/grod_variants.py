@@ -1,8 +1,9 @@
 """`grod` with one idea changed, as bots of one's own for `--bots FILE.py:CLASS` (docs/bot-bowl-board.md).
 
 Each variant patches `mcts_bot.knowledge.grod` only while it decides and restores it after, so an
-opponent playing the shipped `grod` in the same process is not affected. They are probes, measured
-against the shipped bot with no search; none was kept:
+opponent playing the shipped `grod` in the same process is not affected (or, as `ExposureCageGrod`,
+is `GrodBot` with an option of its own). They are probes, measured against the shipped bot with no
+search; one was kept, `ExposureCageGrod`, as the default's knowledge on 11 players (`exposure=True`):
 
     scripts/run.sh trace --bots docs/probes/grod_variants.py:WeightsGrod grod --board 11 --games 100 --seed 500
     GROD_WEIGHTS="TURNOVER_BASE=3" ...   # the module weights WeightsGrod sets, comma-separated NAME=VALUE
@@ -172,7 +173,7 @@ class CornerCageGrod(PatchedGrod):
 
 
 # -- the carrier's safety judged by what the blitz can reach: `GrodBot(exposure=True)`, the default's
-# knowledge on the Bot Bowl board since this stop's games (docs/bot-bowl-board.md); its two parts apart
+# knowledge on the Bot Bowl board since commit 4b015f2 (docs/bot-bowl-board.md); its two parts apart
 class ExposureGrod(PatchedGrod):
     """`grod` whose carrier judges a square's safety by what the opponents' blitz can reach
     (`grod.LOSE_BY_EXPOSURE`), without the teammates closing the ways in."""
