@@ -296,7 +296,8 @@ class Board:
         """The chance the opponent takes the ball from our carrier on each square in their next turn,
         as nested lists."""
         if self._ball_map is None:
-            sideline = SIDELINE_LOSE * self.edge_mask() + SIDELINE_LOSE / 2 * ((self.ys == 2) | (self.ys == self.height - 3))
+            sideline = (SIDELINE_LOSE * self.edge_mask()
+                        + SIDELINE_LOSE / 2 * ((self.ys == 2) | (self.ys == self.height - 3)))
             if self.exposure and self.our_carrier is not None:
                 p_lose = self._exposure_lose() + sideline
             else:
@@ -460,9 +461,10 @@ def position_map(board: Board, target: Optional[botbowl.Square]) -> list:
     if board.final_turn:
         return value.tolist()  # positions no longer matter
     if board.our_carrier is not None:
-        _offence(board, value, target if target is not None else board.our_carrier.position)
+        target = target if target is not None else board.our_carrier.position
+        _offence(board, value, target)
         if board.exposure:
-            _close_the_cage(board, value, target if target is not None else board.our_carrier.position)
+            _close_the_cage(board, value, target)
     elif board.their_carrier is not None:
         _defence(board, value, board.their_carrier.position)
     elif board.ball_square is not None:
