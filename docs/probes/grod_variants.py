@@ -219,3 +219,14 @@ class ReserveBlitzGrod(PatchedGrod):
 
     def __init__(self, name: str = "grod-reserve-blitz", seed: Optional[int] = None):
         super().__init__(name, seed)
+
+
+# -- the carrier's guards in the exposure price
+class GuardedExposureGrod(PatchedGrod):
+    """`grod` with `exposure=True` whose carrier on a square with fewer than two guards is priced by
+    the chances counted for such turn ends between `grod`s (100 games, seed 700: marked 0.77, open
+    0.58, dice-only 0.33 with one guard or none; 0.70, 0.46, 0.08 with two or more)."""
+    patch = {"LOSE_BY_EXPOSURE_THIN": np.array([0.77, 0.58, 0.33, 0.0])}
+
+    def __init__(self, name: str = "grod-guarded-exposure", seed: Optional[int] = None):
+        super().__init__(name, seed, exposure=True)
