@@ -17,8 +17,9 @@ to other styles). The rule-based policy is the board's
 (`board_choice`): on the Bot Bowl board (11 players a side) `grod`'s, every player's plans priced
 by gain and risk, mended to play as `grod` within a player action (`grod_mended_action`;
 `default-unmended` plans with the choice before the mends), its carrier pricing a square by what the
-opponents' blitz could reach there and its teammates closing the ways into the cage (`exposure=True`;
-`default-no-exposure` is the default before it, up to commit 4b015f2); on smaller boards the scripted
+opponents' blitz could reach there, a thin cage (fewer than two guards) above a full one, and its
+teammates closing the ways into the cage (`exposure=True`; `default-no-exposure` is the default before
+it, up to commit 4b015f2; the guards entered at eeeaedf); on smaller boards the scripted
 policy's. `default-scripted` plays the scripted policy on every board, as the default did up to
 commit a88d236; `default-grod` plays `grod`'s unmended choice on every board.
 The search leaves out a blitz whose player can block nobody while his move is offered
@@ -29,7 +30,8 @@ at its first step having done nothing of its kind (`Preset.prune_openings`: the 
 ended, a move but onto the loose ball), for the same reason, on the default before the exposure;
 not kept (3.5 points behind it over 20 games against `grod`, docs/bot-bowl-board.md).
 `learned` is `default-scripted`, `default-prune` the default before the exposure (`default-no-exposure`),
-and `default-exposure` today's default, under the names their measurements were run with.
+and `default-exposure` today's default, under the names their measurements were run with (the last
+at 4b015f2, before the guards).
 
 `default-threat-heuristic` is the default before the learned value (up to commit 2377935): the
 hand-made threat heuristic at the leaves. `previous` is the default before the knowledge-based

@@ -289,6 +289,25 @@ def test_with_exposure_the_carrier_prices_a_square_by_what_the_blitz_reaches(sid
 
 
 @pytest.mark.parametrize("side", SIDES)
+def test_with_exposure_a_square_with_fewer_than_two_guards_is_priced_as_a_thin_cage(side):
+    # The cage of the test above, its players used (none can still come): inside it the carrier has four
+    # guards, on (4, 3) none, and the blitzer at (13, 7) reaches beside either only with dice.
+    cage = {1: (5, 6), 2: (7, 6), 5: (5, 8), 6: (7, 8)}
+    game = arranged_position(11, side, ours={0: (10, 7), **cage}, theirs={0: (13, 7)}, carrier=0)
+    team = game.active_team
+    for number in cage:
+        team.players[number].state.used = True
+    endzone, step = game.get_opp_endzone_x(team), (1 if game.get_opp_endzone_x(team) == 1 else -1)
+    inside, alone = (endzone + step * 6, 7), (endzone + step * 4, 3)
+    grid = exposure_grid(game, team, team.players[0])
+    assert (grid[inside[1], inside[0]], grid[alone[1], alone[0]]) == (DICE, DICE)
+    lose = grod.Board(game, team, exposure=True).ball_map()
+    assert lose[inside[1]][inside[0]] == pytest.approx(grod.LOSE_BY_EXPOSURE[DICE])
+    assert lose[alone[1]][alone[0]] == pytest.approx(grod.LOSE_BY_EXPOSURE_THIN[DICE])
+    assert grod.LOSE_BY_EXPOSURE_THIN[DICE] > 3 * grod.LOSE_BY_EXPOSURE[DICE]
+
+
+@pytest.mark.parametrize("side", SIDES)
 def test_with_exposure_a_teammate_is_worth_more_where_he_closes_the_way_into_the_cage(side):
     # Our carrier at (6, 7) with three corners of a cage; the fourth, (7, 8), is open to the blitzer.
     corners = {1: (5, 6), 2: (7, 6), 5: (5, 8)}

@@ -406,8 +406,8 @@ def test_default_exposure_searches_with_grods_exposure_choice_first():
     # Our carrier among four teammates, three opponents closing in: `grod` pricing the carrier's squares
     # by exposure starts a different player than the plain `grod` does; the search's priors put its choice first.
     from mcts_bot.knowledge.grod import grod_mended_action
-    game = arranged_position(11, "home", ours={0: (11, 8), 1: (9, 9), 2: (12, 11), 5: (10, 2), 6: (8, 4)},
-                             theirs={0: (8, 9), 1: (3, 6), 5: (7, 3)}, carrier=0)
+    game = arranged_position(11, "home", ours={0: (11, 8), 1: (9, 9), 2: (12, 11), 5: (12, 10), 6: (8, 4)},
+                             theirs={0: (7, 8), 1: (3, 6), 5: (7, 3)}, carrier=0)
     expected = action_key(grod_mended_action(game, exposure=True))
     assert expected != action_key(grod_mended_action(game))
     result = mcts_bot.run_search(game, budget=Budget(iterations=30), preset=mcts_bot.get_preset("default-exposure"),

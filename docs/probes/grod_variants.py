@@ -186,7 +186,8 @@ class ExposureGrod(PatchedGrod):
 
 class ExposureCageGrod(GrodBot):
     """ExposureGrod whose teammates also put tackle zones on the blitz's open ways into the cage
-    (`grod.CLOSE_VALUE`): `GrodBot(exposure=True)`."""
+    (`grod.CLOSE_VALUE`) and whose thin cages are priced as such (`grod.LOSE_BY_EXPOSURE_THIN`, since
+    commit eeeaedf; `UnguardedExposureGrod` without it): `GrodBot(exposure=True)`."""
 
     def __init__(self, name: str = "grod-exposure-cage", seed: Optional[int] = None):
         super().__init__(name, seed, exposure=True)
@@ -221,12 +222,12 @@ class ReserveBlitzGrod(PatchedGrod):
         super().__init__(name, seed)
 
 
-# -- the carrier's guards in the exposure price
-class GuardedExposureGrod(PatchedGrod):
-    """`grod` with `exposure=True` whose carrier on a square with fewer than two guards is priced by
-    the chances counted for such turn ends between `grod`s (100 games, seed 700: marked 0.77, open
-    0.58, dice-only 0.33 with one guard or none; 0.70, 0.46, 0.08 with two or more)."""
-    patch = {"LOSE_BY_EXPOSURE_THIN": np.array([0.77, 0.58, 0.33, 0.0])}
+# -- the default's knowledge before the guards entered the exposure price
+class UnguardedExposureGrod(PatchedGrod):
+    """`grod` with `exposure=True` as it was before its carrier's guards entered the price (stop 54's
+    default): a square with fewer than two guards priced as a guarded one. The shipped price
+    (LOSE_BY_EXPOSURE_THIN) scored 54% (47-60%) against this in 200 games, seed 1100."""
+    patch = {"LOSE_BY_EXPOSURE_THIN": grod.LOSE_BY_EXPOSURE}
 
-    def __init__(self, name: str = "grod-guarded-exposure", seed: Optional[int] = None):
+    def __init__(self, name: str = "grod-unguarded-exposure", seed: Optional[int] = None):
         super().__init__(name, seed, exposure=True)
