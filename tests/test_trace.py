@@ -31,6 +31,8 @@ def consistent(counts: dict) -> None:
     assert sum(getattr(c, exposure) for exposure in trace.EXPOSURES) == c.turn_ends_with_ball
     for mark in trace.GUARDS + trace.EXPOSURES:
         assert getattr(c, f"loose_after_{mark}") <= getattr(c, mark)
+    for mark in trace.GUARDS:
+        assert getattr(c, f"turnover_ended_{mark}") <= getattr(c, mark)
     for mark in trace.EXPOSURES:
         assert getattr(c, f"blocked_after_{mark}") <= getattr(c, mark)
     assert sum(getattr(c, f"loose_after_{k}") for k in trace.GUARDS) \
@@ -306,6 +308,23 @@ def test_bad_arguments_fail_clearly(tmp_path, args, message):
     result = run_script("trace", *args, "--out", out)
     assert result.returncode == 2 and message in result.stderr
     assert not (out / trace.RESULTS_FILE).exists()
+
+
+def test_a_turn_end_cut_short_by_a_turnover_is_counted_with_the_carriers_guards():
+    # Our carrier at (7, 3) with no teammate beside him; a lineman fails his dodge away from their
+    # player: a turnover with the ball still held, the guards never moved.
+    game = arranged_position(3, "home", ours={2: (7, 3), 3: (5, 3)}, theirs={3: (5, 2)}, carrier=2)
+    team = game.active_team
+    team.state.rerolls = 0
+    tracer = trace.GameTracer(game)
+    _play(game, tracer, Action(ActionType.START_MOVE, player=team.players[3]))  # a lineman: no Dodge
+    with fixed_dice(d6=[1]):
+        _play(game, tracer, Action(ActionType.MOVE, position=_square(game, 5, 4)))
+    tracer.observe(game)
+    assert game.active_team is not team
+    c = tracer.counts[team.team_id]
+    assert (c.turnovers, c.turn_ends_with_ball, c.guards_0, c.turnover_ended_guards_0) == (1, 1, 1, 1)
+    assert c.turnover_ended_guards_1 == c.turnover_ended_guards_2_plus == 0
 
 
 def test_a_carrier_knocked_loose_after_a_turn_end_with_one_guard():

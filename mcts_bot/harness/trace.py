@@ -30,7 +30,8 @@ team's turn, and its end). The counts, one team's over one game (`Counts`):
   counting its out-of-bounds border; on the 1- and 3-player boards that is every row but the
   middle one), and the standing teammates next to him (guards: 0, 1, 2+).
 - carrier knocked loose after a turn end with 0, 1, 2+ guards: of those turn ends, how many were
-  followed by the carrier losing the ball in the opponent's turn (a block, a blitz, a push).
+  followed by the carrier losing the ball in the opponent's turn (a block, a blitz, a push); and how
+  many were cut short by a turnover (the team still holding the ball), before the guards could move.
 - how exposed the carrier was at those turn ends (`exposure`), the worst that applies: an opponent
   standing beside him (marked); one reaching a square beside him with no dice (a walk through empty
   squares within its MA, less 3 to stand up, never leaving a tackle zone of the carrier's team);
@@ -126,6 +127,9 @@ class Counts:
     loose_after_guards_0: int = 0  # the carrier knocked loose in the opponent's turn after those turn ends
     loose_after_guards_1: int = 0
     loose_after_guards_2_plus: int = 0
+    turnover_ended_guards_0: int = 0  # those turn ends cut short by a turnover
+    turnover_ended_guards_1: int = 0
+    turnover_ended_guards_2_plus: int = 0
     exposed_marked: int = 0  # the turn ends with the ball by EXPOSURES
     exposed_open: int = 0
     exposed_dice: int = 0
@@ -187,6 +191,7 @@ class Counts:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Counts":
+        """A record's counts; one written before a count existed reads it as 0 (its row then says 0%)."""
         return cls(**{f.name: data.get(f.name, 0) for f in fields(cls)})
 
 
@@ -338,7 +343,7 @@ class GameTracer:
             if game.get_ball() is None:  # the half ended and the board was cleared before we could look
                 self.unobserved_turn_ends += 1
             else:
-                self._finish_turn(turn, self._turn_end(game, turn))
+                self._finish_turn(turn, self._turn_end(game, turn), by_turnover=True)
         if self._turn is not None and not self._turn.measured:
             self._measure_start(game, self._turn)
 
@@ -643,7 +648,7 @@ class GameTracer:
         return _TurnEnd(_team_id(holder), distance_to_endzone(game, holder.team, holder.position.x),
                         on_sideline(game, holder.position), guards(game, holder), exposure(game, holder))
 
-    def _finish_turn(self, turn: _Turn, end: _TurnEnd) -> None:
+    def _finish_turn(self, turn: _Turn, end: _TurnEnd, by_turnover: bool = False) -> None:
         if end.holder_team != turn.team:
             return
         counts = self.counts[turn.team]
@@ -651,6 +656,7 @@ class GameTracer:
         counts.sideline_ends += end.sideline
         guards = GUARDS[min(end.guards, 2)]
         counts.bump(guards)
+        counts.bump(f"turnover_ended_{guards}", int(by_turnover))
         counts.bump(end.exposure)
         self._end_marks, self._end_blocked = (turn.team, (guards, end.exposure)), False
         if turn.with_ball and turn.kept:
@@ -866,10 +872,11 @@ def _ended(c: Counts) -> int:
 
 
 def _after(c: Counts, what: str, marks: Sequence[str]) -> str:
-    """`what` ("loose" or "blocked") after the turn ends of each of `marks`, as shares of them."""
+    """`what` ("loose_after", "blocked_after" or "turnover_ended") of the turn ends of each of `marks`,
+    as shares of them."""
     if not c.turn_ends_with_ball:
         return "-"
-    return " / ".join(_share(getattr(c, f"{what}_after_{k}"), getattr(c, k)) for k in marks)
+    return " / ".join(_share(getattr(c, f"{what}_{k}"), getattr(c, k)) for k in marks)
 
 
 def _shares(c: Counts, marks: Sequence[str]) -> str:
@@ -897,11 +904,12 @@ ROWS = [
     ("Carrier on the sideline at the end of its turn", lambda c, g: _share(c.sideline_ends, c.turn_ends_with_ball)),
     ("Guards beside the carrier at the end of its turn: 0 / 1 / 2+", lambda c, g: _shares(c, GUARDS)),
     ("- after 0 / 1 / 2+ guards, the carrier knocked loose in the opponent's turn",
-     lambda c, g: _after(c, "loose", GUARDS)),
+     lambda c, g: _after(c, "loose_after", GUARDS)),
+    ("- of those, cut short by a turnover (0 / 1 / 2+ guards)", lambda c, g: _after(c, "turnover_ended", GUARDS)),
     ("The carrier at the end of its turn: marked / reached with no dice / only with dice / out of reach",
      lambda c, g: _shares(c, EXPOSURES)),
-    ("- after each, the carrier knocked loose in the opponent's turn", lambda c, g: _after(c, "loose", EXPOSURES)),
-    ("- after each, the carrier blocked in the opponent's turn", lambda c, g: _after(c, "blocked", EXPOSURES)),
+    ("- after each, the carrier knocked loose in the opponent's turn", lambda c, g: _after(c, "loose_after", EXPOSURES)),
+    ("- after each, the carrier blocked in the opponent's turn", lambda c, g: _after(c, "blocked_after", EXPOSURES)),
     ("Free receivers within reach at the start of a turn with the ball",
      lambda c, g: _mean(c.free_receivers, c.turns_with_ball)),
     ("Turns with the ball with a free receiver within reach",
