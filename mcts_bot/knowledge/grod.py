@@ -279,15 +279,21 @@ class Board:
     def support(self) -> np.ndarray:
         """How many of our standing players (the carrier aside) would support the carrier on each
         square: one beside it counts 1, an unused one within reach `POTENTIAL_SUPPORT`."""
-        support = np.zeros((self.height, self.width), dtype=np.float64)
+        support = self._could_come(beyond=1)
         for p in self.ours:
-            if p is self.our_carrier or not p.state.up:
-                continue
-            distance = self.cheb(p.position)
-            support += distance == 1
-            if not p.state.used:
-                support += POTENTIAL_SUPPORT * ((distance > 1) & (distance <= p.get_ma()))
+            if p is not self.our_carrier and p.state.up:
+                support += self.cheb(p.position) == 1
         return support
+
+    def _could_come(self, beyond: int) -> np.ndarray:
+        """On each square, `POTENTIAL_SUPPORT` per unused standing teammate (the carrier aside) farther
+        from it than `beyond` and within his MA: who could still come to guard the carrier there."""
+        potential = np.zeros((self.height, self.width), dtype=np.float64)
+        for p in self.ours:
+            if p is not self.our_carrier and p.state.up and not p.state.used:
+                distance = self.cheb(p.position)
+                potential += POTENTIAL_SUPPORT * ((distance > beyond) & (distance <= p.get_ma()))
+        return potential
 
     def reached(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
         """`exposure.reach` for our carrier (where the opponents get with and without dice), computed once."""
@@ -315,10 +321,7 @@ class Board:
         """LOSE_BY_EXPOSURE on each square with every teammate where he stands; an open square's chance
         lowered as the shipped map lowers the blitz's, by the unused teammates who could still close it."""
         grid = exposure.exposure_grid(self.game, self.team, self.our_carrier, self.reached())
-        potential = np.zeros(grid.shape)
-        for p in self.ours:
-            if p is not self.our_carrier and p.state.up and not p.state.used:
-                potential += POTENTIAL_SUPPORT * (self.cheb(p.position) <= p.get_ma())
+        potential = self._could_come(beyond=-1)  # beside the square too, unlike `support`'s count
         cover = CAGE_PROTECTION * np.minimum(potential, CAGE_FULL) / CAGE_FULL
         thin = np.clip(2.0 - self.support(), 0.0, 1.0)  # 1 with one guard or none, 0 with two
         p_lose = LOSE_BY_EXPOSURE[grid] + thin * (LOSE_BY_EXPOSURE_THIN - LOSE_BY_EXPOSURE)[grid]
