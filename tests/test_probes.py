@@ -12,13 +12,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from botbowl.ai.bots.random_bot import RandomBot
+from botbowl.core import ActionType
 
 from conftest import arranged_position, give_ball_to_opponent, legality_checked
 from mcts_bot.harness import collect, training
 from mcts_bot.harness.bots import load_agent_class
 from mcts_bot.harness.games import make_game
 from mcts_bot.knowledge import features, grod
-from mcts_bot.knowledge.exposure import EXPOSURES, MARKED
+from mcts_bot.knowledge.exposure import EXPOSURES, MARKED, OPEN, exposure_grid
 from mcts_bot.knowledge.grod import Board
 
 PROBE_DIR = Path(__file__).resolve().parents[1] / "docs" / "probes"
@@ -41,7 +42,7 @@ def probes():
 
 @pytest.mark.parametrize("class_name", ["WeightsGrod", "LaneGrod", "SafeFirstGrod", "CageBreakGrod", "CornerCageGrod",
                                         "ExposureGrod", "ExposureCageGrod", "ReserveBlitzGrod",
-                                        "UnguardedExposureGrod"])
+                                        "UnguardedExposureGrod", "StrandedExposureGrod", "StrandedAllExposureGrod"])
 def test_each_probe_plays_a_legal_game_and_restores_grod(class_name, monkeypatch):
     monkeypatch.setenv("GROD_WEIGHTS", "TURNOVER_BASE=3")
     bot = legality_checked(load_agent_class(PROBES, class_name))(class_name, seed=1)
@@ -100,6 +101,39 @@ def test_the_corner_cage_probe_counts_corners_above_edges(monkeypatch):
     monkeypatch.setattr(module, "CORNER_SUPPORT", 1.0)
     monkeypatch.setattr(module, "EDGE_SUPPORT", 1.0)
     assert module.CornerBoard(game, game.active_team).ball_map() == shipped  # otherwise the shipped map
+
+
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_the_stranded_probe_charges_a_teammates_turnover_what_the_guards_still_to_come_are_worth(side):
+    module = probes()
+    # The carrier alone at (10, 7), the blitzer at (13, 7) walking up to him; four teammates four and
+    # five squares off could still come and guard him, unless a turnover ends the turn first.
+    cage = {1: (5, 6), 2: (7, 6), 5: (5, 8), 6: (7, 8)}
+    game = arranged_position(11, side, ours={0: (10, 7), **cage}, theirs={0: (13, 7)}, carrier=0)
+    team = game.active_team
+    carrier, mate = team.players[0], team.players[1]
+    x, y = carrier.position.x, carrier.position.y
+    assert exposure_grid(game, team, carrier)[y, x] == OPEN
+    board = Board(game, team, exposure=True)
+    alone = grod.LOSE_BY_EXPOSURE_THIN[OPEN]  # no guard beside him, nobody to close the way
+    assert board.ball_map()[y][x] < alone  # those who could still come lower the shipped price...
+    stranded = (alone - board.ball_map()[y][x]) * (board.worth(carrier, carrier.position) + grod.LOOSE_BALL_COST)
+    assert module.stranded_cost(board) == pytest.approx(stranded) and stranded > 5  # ...which a turnover takes back
+    assert module.stranded_cost(Board(game, team)) == 0.0  # only with the exposure
+    beside, far = game.get_square(x, y - 1), game.get_square(x, y - 3)
+    for guards_pay in (False, True):
+        plans = [grod.Plan(mate, ActionType.START_MOVE, ((ActionType.MOVE, far),), 1.0, 0.5, "move"),
+                 grod.Plan(mate, ActionType.START_MOVE, ((ActionType.MOVE, beside),), 1.0, 0.5, "guard"),
+                 grod.Plan(carrier, ActionType.START_MOVE, ((ActionType.MOVE, far),), 1.0, 0.5, "advance")]
+        module.stranded_price(plans, board, opportunity={}, guards_pay=guards_pay)
+        base = 1.0 - 0.5 * grod.TURNOVER_BASE
+        # A teammate's failure elsewhere strands him; his own (the loose ball, in its gain) does not, nor,
+        # unless the guards pay, a guard's on his way to the carrier's side.
+        guard = base - 0.5 * stranded if guards_pay else base
+        assert [plan.score for plan in plans] == pytest.approx([base - 0.5 * stranded, guard, base])
+    for number in cage:  # nobody left to come: nothing stranded
+        team.players[number].state.used = True
+    assert module.stranded_cost(Board(game, team, exposure=True)) == pytest.approx(0.0)
 
 
 def value_probe():

@@ -333,14 +333,16 @@ class Board:
             return TD_VALUE
         if self.final_turn:
             return 0.0
-        distance = self.to_endzone(square)
-        turns = 1.0 + max(0, distance - player.get_ma()) / CAGE_PACE
-        if turns <= self.turns_left:
-            value = TD_VALUE * KEEP_PER_TURN ** turns
-        else:
-            value = DENIAL_VALUE + DENIAL_PROGRESS * self.progress(square)
         lose = self.ball_map()[square.y][square.x]
-        return (1.0 - lose) * value - lose * LOOSE_BALL_COST
+        return (1.0 - lose) * self.worth(player, square) - lose * LOOSE_BALL_COST
+
+    def worth(self, player: botbowl.Player, square: botbowl.Square) -> float:
+        """Our ball in `player`'s hands on `square` if nobody takes it: a touchdown discounted by the turns
+        it still needs, or, when it cannot score in time, what keeping it from the opponent is worth."""
+        turns = 1.0 + max(0, self.to_endzone(square) - player.get_ma()) / CAGE_PACE
+        if turns <= self.turns_left:
+            return TD_VALUE * KEEP_PER_TURN ** turns
+        return DENIAL_VALUE + DENIAL_PROGRESS * self.progress(square)
 
     def holder_value(self, player: botbowl.Player, square: botbowl.Square) -> float:
         """The ball's value once `player` (standing on `square`) catches it: a touchdown in the endzone,
