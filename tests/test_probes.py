@@ -27,7 +27,7 @@ PROBES, VALUE_PROBE, STATELESS_PROBE, BLITZ_PROBE = (
     PROBE_DIR / name for name in ("grod_variants.py", "exposure_value.py", "grod_stateless.py", "blitz_replay.py"))
 SHIPPED = {name: getattr(grod, name)
            for name in ("knockdown_value", "best_plan", "price", "TURNOVER_BASE", "CLOSE_VALUE", "Board",
-                        "position_map", "LOSE_BY_EXPOSURE_THIN")}
+                        "position_map", "LOSE_BY_EXPOSURE_THIN", "FORMATIONS_KICK", "FORMATIONS_RECEIVE")}
 
 
 def bot_probe(path: Path, bot: str):
@@ -42,7 +42,8 @@ def probes():
 
 @pytest.mark.parametrize("class_name", ["WeightsGrod", "LaneGrod", "SafeFirstGrod", "CageBreakGrod", "CornerCageGrod",
                                         "ExposureGrod", "ExposureCageGrod", "ReserveBlitzGrod",
-                                        "UnguardedExposureGrod", "StrandedExposureGrod", "StrandedAllExposureGrod"])
+                                        "UnguardedExposureGrod", "StrandedExposureGrod", "StrandedAllExposureGrod",
+                                        "SpreadKickGrod", "LineReceiveGrod"])
 def test_each_probe_plays_a_legal_game_and_restores_grod(class_name, monkeypatch):
     monkeypatch.setenv("GROD_WEIGHTS", "TURNOVER_BASE=3")
     bot = legality_checked(load_agent_class(PROBES, class_name))(class_name, seed=1)

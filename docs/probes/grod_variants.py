@@ -291,3 +291,20 @@ class StrandedAllExposureGrod(PatchedGrod):
 
     def __init__(self, name: str = "grod-stranded-all-exposure", seed: Optional[int] = None):
         super().__init__(name, seed, exposure=True)
+
+
+# -- other formations for the default's knowledge
+class SpreadKickGrod(PatchedGrod):
+    """`grod` with `exposure=True` that kicks off from the spread formation (the zone where it is not offered)."""
+    patch = {"FORMATIONS_KICK": (ActionType.SETUP_FORMATION_SPREAD, ActionType.SETUP_FORMATION_ZONE)}
+
+    def __init__(self, name: str = "grod-spread-kick", seed: Optional[int] = None):
+        super().__init__(name, seed, exposure=True)
+
+
+class LineReceiveGrod(PatchedGrod):
+    """`grod` with `exposure=True` that receives in the line formation (the wedge where it is not offered)."""
+    patch = {"FORMATIONS_RECEIVE": (ActionType.SETUP_FORMATION_LINE, ActionType.SETUP_FORMATION_WEDGE)}
+
+    def __init__(self, name: str = "grod-line-receive", seed: Optional[int] = None):
+        super().__init__(name, seed, exposure=True)
