@@ -17,6 +17,7 @@ import botbowl
 import numpy as np
 from botbowl.core import Action, ActionType
 
+from mcts_bot.harness.trace import guards
 from mcts_bot.knowledge import exposure, grod
 from mcts_bot.knowledge.grod import Board, GrodBot, Plan
 
@@ -246,11 +247,8 @@ def stranded_cost(board: Board) -> float:
         return 0.0
     x, y = carrier.position.x, carrier.position.y
     kind = exposure.exposure_grid(board.game, board.team, carrier, board.reached())[y, x]
-    guards = sum(1 for p in board.ours if p is not carrier and p.state.up and p.position.distance(carrier.position) == 1)
-    thin = min(1.0, max(0.0, 2.0 - guards))
-    sideline = grod.SIDELINE_LOSE * (1.0 if y in (1, board.height - 2) else 0.5 if y in (2, board.height - 3) else 0.0)
-    lose_now = min(grod.LOSE_BY_EXPOSURE[kind] + thin * (grod.LOSE_BY_EXPOSURE_THIN - grod.LOSE_BY_EXPOSURE)[kind]
-                   + sideline, grod.MAX_LOSE)
+    lose_now = min(grod.lose_by_exposure(kind, guards(board.game, carrier)) + board.sideline_lose()[y, x],
+                   grod.MAX_LOSE)
     lose = board.ball_map()[y][x]
     return STRANDED_SHARE * max(0.0, lose_now - lose) * (board.worth(carrier, carrier.position) + grod.LOOSE_BALL_COST)
 

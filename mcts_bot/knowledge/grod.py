@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import botbowl
 import botbowl.core.pathfinding as pf
@@ -172,6 +172,14 @@ class Plan:
 
 
 # ------------------------------------------------------------------------------------------ the board
+def lose_by_exposure(kind: Union[int, np.ndarray], support: Union[float, np.ndarray]) -> Union[float, np.ndarray]:
+    """The chance to lose the ball by the carrier's exposure `kind` (EXPOSURES' index) with `support`
+    guards: LOSE_BY_EXPOSURE with two or more, LOSE_BY_EXPOSURE_THIN with one or none, linear between
+    (arrays or numbers alike)."""
+    thin = np.clip(2.0 - support, 0.0, 1.0)
+    return LOSE_BY_EXPOSURE[kind] + thin * (LOSE_BY_EXPOSURE_THIN - LOSE_BY_EXPOSURE)[kind]
+
+
 @lru_cache(maxsize=8)
 def _grid(width: int, height: int) -> Tuple[np.ndarray, np.ndarray]:
     ys, xs = np.mgrid[0:height, 0:width]
@@ -305,8 +313,7 @@ class Board:
         """The chance the opponent takes the ball from our carrier on each square in their next turn,
         as nested lists."""
         if self._ball_map is None:
-            sideline = (SIDELINE_LOSE * self.edge_mask()
-                        + SIDELINE_LOSE / 2 * ((self.ys == 2) | (self.ys == self.height - 3)))
+            sideline = self.sideline_lose()
             if self.exposure and self.our_carrier is not None:
                 p_lose = self._exposure_lose() + sideline
             else:
@@ -317,14 +324,17 @@ class Board:
             self._ball_map = np.minimum(p_lose, MAX_LOSE).tolist()
         return self._ball_map
 
+    def sideline_lose(self) -> np.ndarray:
+        """SIDELINE_LOSE on each sideline square, half of it a square in."""
+        return SIDELINE_LOSE * self.edge_mask() + SIDELINE_LOSE / 2 * ((self.ys == 2) | (self.ys == self.height - 3))
+
     def _exposure_lose(self) -> np.ndarray:
         """LOSE_BY_EXPOSURE on each square with every teammate where he stands; an open square's chance
         lowered as the shipped map lowers the blitz's, by the unused teammates who could still close it."""
         grid = exposure.exposure_grid(self.game, self.team, self.our_carrier, self.reached())
         potential = self._could_come(beyond=-1)  # beside the square too, unlike `support`'s count
         cover = CAGE_PROTECTION * np.minimum(potential, CAGE_FULL) / CAGE_FULL
-        thin = np.clip(2.0 - self.support(), 0.0, 1.0)  # 1 with one guard or none, 0 with two
-        p_lose = LOSE_BY_EXPOSURE[grid] + thin * (LOSE_BY_EXPOSURE_THIN - LOSE_BY_EXPOSURE)[grid]
+        p_lose = lose_by_exposure(grid, self.support())
         return np.where(grid == exposure.OPEN, p_lose * (1.0 - cover), p_lose)
 
     def ball_value(self, player: botbowl.Player, square: botbowl.Square) -> float:
