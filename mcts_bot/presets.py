@@ -19,8 +19,10 @@ by gain and risk, mended to play as `grod` within a player action (`grod_mended_
 `default-unmended` plans with the choice before the mends), its carrier pricing a square by what the
 opponents' blitz could reach there, a thin cage (fewer than two guards) above a full one, and its
 teammates closing the ways into the cage (`exposure=True`; `default-no-exposure` is the default before
-it, up to commit 4b015f2; the guards entered at eeeaedf); on smaller boards the scripted
-policy's. `default-scripted` plays the scripted policy on every board, as the default did up to
+it, up to commit 4b015f2; the guards entered at eeeaedf), its ties settled in the acting team's own
+frame so that it plays an arrangement as home as it plays its mirror as away (`own_frame=True`;
+`default-board-order` is the default before, settling them by botbowl's board order); on smaller
+boards the scripted policy's. `default-scripted` plays the scripted policy on every board, as the default did up to
 commit a88d236; `default-grod` plays `grod`'s unmended choice on every board.
 The search leaves out a blitz whose player can block nobody while his move is offered
 (`Preset.prune_dominated`, `actions.legal_actions`): it can only move, as the move does, and it spends
@@ -30,8 +32,9 @@ at its first step having done nothing of its kind (`Preset.prune_openings`: the 
 ended, a move but onto the loose ball), for the same reason, on the default before the exposure;
 not kept (3.5 points behind it over 20 games against `grod`, docs/bot-bowl-board.md).
 `learned` is `default-scripted`, `default-prune` the default before the exposure (`default-no-exposure`),
-and `default-exposure` today's default, under the names their measurements were run with (the last
-at 4b015f2, before the guards).
+`default-exposure` the default before its own frame (`default-board-order`; its measurements were
+run at 4b015f2, before the guards), and `default-own-frame` today's default, under the names their
+measurements were run with.
 
 `default-threat-heuristic` is the default before the learned value (up to commit 2377935): the
 hand-made threat heuristic at the leaves. `previous` is the default before the knowledge-based
@@ -81,14 +84,17 @@ GROD_CHOICE = RememberedChoice(grod_action)
 GROD_MENDED_CHOICE = RememberedChoice(grod_mended_action)
 # The same, its carrier's squares priced by what the opponents' blitz could reach (`grod.Board`'s `exposure`).
 GROD_EXPOSURE_CHOICE = RememberedChoice(partial(grod_mended_action, exposure=True))
+# The same, its ties settled in the acting team's own frame (`grod.Board`'s `own_frame`): the default's.
+GROD_OWN_FRAME_CHOICE = RememberedChoice(partial(grod_mended_action, exposure=True, own_frame=True))
 
 
 def board_choice(game: botbowl.Game, rng: Optional[np.random.RandomState] = None,
-                 grod: RolloutPolicy = GROD_EXPOSURE_CHOICE) -> Action:
+                 grod: RolloutPolicy = GROD_OWN_FRAME_CHOICE) -> Action:
     """The rule-based choice the default plans with: `grod`'s on the Bot Bowl board, where the search
     on it scored better against both sparring partners than on the scripted policy's, mended to play
     as `grod` within a player action, its carrier's squares priced by what the opponents' blitz could
-    reach (docs/bot-bowl-board.md); the scripted policy's on smaller boards, where only that was measured."""
+    reach, its ties settled in the acting team's own frame (docs/bot-bowl-board.md); the scripted
+    policy's on smaller boards, where only that was measured."""
     policy = grod if on_bot_bowl_board(game) else scripted_action
     return policy(game, rng)
 
@@ -136,12 +142,19 @@ DEFAULT = DEFAULT_NO_EXPOSURE.replace(name="default", priors=partial(knowledge_p
                                       rollout_policy=board_choice)
 
 UNMENDED_BOARD_CHOICE = partial(board_choice, grod=GROD_CHOICE)
+# The Bot Bowl board's choice before its own frame: ties settled by botbowl's board order (`default-board-order`).
+BOARD_ORDER_CHOICE = partial(board_choice, grod=GROD_EXPOSURE_CHOICE)
+# The default before its own frame (up to commit f1fe6e1).
+DEFAULT_BOARD_ORDER = DEFAULT.replace(name="default-board-order",
+                                      priors=partial(knowledge_priors, choose=BOARD_ORDER_CHOICE),
+                                      rollout_policy=BOARD_ORDER_CHOICE)
 
 LEARNED = DEFAULT_SCRIPTED.replace(name="learned")
 # Earlier defaults and today's under the names their measurements were run with.
 DEFAULT_PRUNE = DEFAULT_NO_EXPOSURE.replace(name="default-prune")
 DEFAULT_OPENINGS = DEFAULT_NO_EXPOSURE.replace(name="default-openings", prune_openings=True)
-DEFAULT_EXPOSURE = DEFAULT.replace(name="default-exposure")
+DEFAULT_EXPOSURE = DEFAULT_BOARD_ORDER.replace(name="default-exposure")
+DEFAULT_OWN_FRAME = DEFAULT.replace(name="default-own-frame")
 
 PREVIOUS = VANILLA.replace(
     name="previous",
@@ -191,7 +204,8 @@ ABLATIONS = (
 
 PRESETS: Dict[str, Preset] = {preset.name: preset for preset in
                               (VANILLA, DEFAULT, DEFAULT_NO_PRUNE, DEFAULT_NO_EXPOSURE, DEFAULT_PRUNE,
-                               DEFAULT_OPENINGS, DEFAULT_EXPOSURE, DEFAULT_SCRIPTED,
+                               DEFAULT_OPENINGS, DEFAULT_EXPOSURE, DEFAULT_BOARD_ORDER, DEFAULT_OWN_FRAME,
+                               DEFAULT_SCRIPTED,
                                LEARNED, PREVIOUS)
                               + ABLATIONS}
 

@@ -123,10 +123,15 @@ def test_the_default_plans_with_grod_on_the_bot_bowl_board_and_the_scripted_poli
     from mcts_bot import get_preset, presets
     from mcts_bot.knowledge.priors import knowledge_priors
     from mcts_bot.knowledge.scripted import scripted_action
-    # The choice it plans with prices the carrier's squares by their exposure; the default before did not.
-    assert presets.GROD_EXPOSURE_CHOICE.policy.keywords == {"exposure": True}
+    # The choice it plans with prices the carrier's squares by their exposure and settles ties in its own
+    # frame; the defaults before did neither, then not the second.
+    assert presets.GROD_OWN_FRAME_CHOICE.policy.keywords == {"exposure": True, "own_frame": True}
     assert get_preset("default-no-exposure").rollout_policy.keywords == {"grod": presets.GROD_MENDED_CHOICE}
-    monkeypatch.setattr(presets.GROD_EXPOSURE_CHOICE, "policy", lambda game, rng=None: "grod")
+    for name in ("default-board-order", "default-exposure"):
+        assert get_preset(name).rollout_policy.keywords == {"grod": presets.GROD_EXPOSURE_CHOICE}
+        assert get_preset(name).priors.keywords["choose"].keywords == {"grod": presets.GROD_EXPOSURE_CHOICE}
+    assert presets.GROD_EXPOSURE_CHOICE.policy.keywords == {"exposure": True}
+    monkeypatch.setattr(presets.GROD_OWN_FRAME_CHOICE, "policy", lambda game, rng=None: "grod")
     monkeypatch.setattr(presets, "scripted_action", lambda game, rng=None: "scripted")
     assert [presets.board_choice(turn_position(board, seed=0)) for board in (11, 5, 3)] == ["grod", "scripted", "scripted"]
     default = get_preset("default")

@@ -3,7 +3,8 @@
 Each variant patches `mcts_bot.knowledge.grod` only while it decides and restores it after, so an
 opponent playing the shipped `grod` in the same process is not affected (or, as `ExposureCageGrod`,
 is `GrodBot` with an option of its own). They are probes, measured against the shipped bot with no
-search; one was kept, `ExposureCageGrod`, as the default's knowledge on 11 players (`exposure=True`):
+search; one was kept, `ExposureCageGrod`, as the default's knowledge on 11 players (`exposure=True`),
+which since settles its ties in its own frame (`OwnFrameGrod`, `own_frame=True`):
 
     scripts/run.sh trace --bots docs/probes/grod_variants.py:WeightsGrod grod --board 11 --games 100 --seed 500
     GROD_WEIGHTS="TURNOVER_BASE=3" ...   # the module weights WeightsGrod sets, comma-separated NAME=VALUE
@@ -306,3 +307,13 @@ class LineReceiveGrod(PatchedGrod):
 
     def __init__(self, name: str = "grod-line-receive", seed: Optional[int] = None):
         super().__init__(name, seed, exposure=True)
+
+
+# -- ties settled in the team's own frame: the same arrangement played alike as home and as away
+class OwnFrameGrod(GrodBot):
+    """The default's knowledge (`exposure=True`) with its ties settled in its own frame (`Board`'s
+    `own_frame`): a tied blitz square, hand-off square, move or push chosen the same way as home and
+    as away."""
+
+    def __init__(self, name: str = "grod-own-frame", seed: Optional[int] = None):
+        super().__init__(name, seed, exposure=True, own_frame=True)

@@ -188,12 +188,17 @@ def _grid(width: int, height: int) -> Tuple[np.ndarray, np.ndarray]:
 
 class Board:
     """What one decision reads from the game, computed once: tackle zones, reach, the ball, paths.
-    With `exposure` the carrier's squares are priced by what the opponents' blitz could reach there."""
+    With `exposure` the carrier's squares are priced by what the opponents' blitz could reach there.
+    With `own_frame` equal choices are settled in the team's own frame, the square farther from the
+    endzone it attacks first (`paths`, `neighbours`), so that it plays an arrangement as home as it
+    plays its mirror as away; without, by botbowl's board order, which runs the same way for both
+    teams: a tied blitz then pushes the defender toward one team's endzone and away from the other's."""
 
-    def __init__(self, game: botbowl.Game, team: botbowl.Team, exposure: bool = False):
+    def __init__(self, game: botbowl.Game, team: botbowl.Team, exposure: bool = False, own_frame: bool = False):
         self.game = game
         self.team = team
         self.exposure = exposure
+        self.own_frame = own_frame
         self.opp = game.get_opp_team(team)
         self.width, self.height = game.arena.width, game.arena.height
         self.xs, self.ys = _grid(self.width, self.height)
@@ -245,6 +250,11 @@ class Board:
     def edge_mask(self) -> np.ndarray:
         return (self.ys == 1) | (self.ys == self.height - 2)
 
+    def neighbours(self, square: botbowl.Square) -> List[Tuple[int, int]]:
+        """The eight squares around `square` as (x, y), in the order a tie between them is settled."""
+        columns = (-self.forward, 0, self.forward) if self.own_frame else (-1, 0, 1)
+        return [(square.x + dx, square.y + dy) for dx in columns for dy in (-1, 0, 1) if (dx, dy) != (0, 0)]
+
     # -- paths
     def paths(self, player: botbowl.Player) -> List[tuple]:
         """(end square, path) for each square the player can reach, botbowl's safest path to each.
@@ -252,7 +262,10 @@ class Board:
         paths = self._paths.get(player.player_id)
         if paths is None:
             found = pf.get_all_paths(self.game, player, allow_team_reroll=PATHS_WITH_REROLL and self.can_reroll)
-            paths = self._paths[player.player_id] = [(path.get_last_step(), path) for path in found]
+            paths = [(path.get_last_step(), path) for path in found]
+            if self.own_frame:
+                paths.sort(key=lambda end: (-self.to_endzone(end[0]), end[0].y))
+            self._paths[player.player_id] = paths
         return paths
 
     def ends(self, player: botbowl.Player) -> Dict[Tuple[int, int], object]:
@@ -622,18 +635,16 @@ def _handoff_plans(board: Board, carrier: botbowl.Player, keep: float) -> List[P
         if mate is carrier or not mate.can_catch():
             continue
         best = None  # (prob, square) of the safest square next to the mate
-        for dx in (-1, 0, 1):
-            for dy in (-1, 0, 1):
-                x, y = mate.position.x + dx, mate.position.y + dy
-                if (x, y) == (here.x, here.y):
-                    candidate = (1.0, None)
-                else:
-                    path = ends.get((x, y))
-                    if path is None:
-                        continue
-                    candidate = (path.prob, game.get_square(x, y))
-                if best is None or candidate[0] > best[0]:
-                    best = candidate
+        for x, y in board.neighbours(mate.position):
+            if (x, y) == (here.x, here.y):
+                candidate = (1.0, None)
+            else:
+                path = ends.get((x, y))
+                if path is None:
+                    continue
+                candidate = (path.prob, game.get_square(x, y))
+            if best is None or candidate[0] > best[0]:
+                best = candidate
         if best is None:
             continue
         p = best[0] * game.get_catch_prob(mate, handoff=True, allow_team_reroll=board.can_reroll)
@@ -734,17 +745,13 @@ def _blitz_plans(board: Board, player: botbowl.Player, can_block: bool) -> List[
         if not defender.state.up or player.position.distance(d) > reach + 1:
             continue
         spots = []
-        for dx in (-1, 0, 1):
-            for dy in (-1, 0, 1):
-                key = (d.x + dx, d.y + dy)
-                if (dx, dy) == (0, 0):
-                    continue
-                if key == (player.position.x, player.position.y):
-                    if not can_block:
-                        spots.append((1.0, player.position, None))
-                elif key in ends:
-                    path = ends[key]
-                    spots.append((path.prob, game.get_square(*key), path))
+        for key in board.neighbours(d):
+            if key == (player.position.x, player.position.y):
+                if not can_block:
+                    spots.append((1.0, player.position, None))
+            elif key in ends:
+                path = ends[key]
+                spots.append((path.prob, game.get_square(*key), path))
         best = None
         for prob, square, path in sorted(spots, key=lambda s: -s[0])[:3]:
             length = 0 if path is None else len(path.steps)  # builds the path's squares: only for these few
@@ -783,21 +790,17 @@ def _foul_plans(board: Board, player: botbowl.Player) -> List[Plan]:
         if victim.state.up:
             continue
         best = None
-        for dx in (-1, 0, 1):
-            for dy in (-1, 0, 1):
-                key = (victim.position.x + dx, victim.position.y + dy)
-                if (dx, dy) == (0, 0):
-                    continue
-                if key == (player.position.x, player.position.y):
-                    square = player.position
-                elif key in ends and ends[key].prob >= SAFE:
-                    square = game.get_square(*key)
-                else:
-                    continue
-                assists_for, assists_against = game.num_assists_at(player, victim, square, foul=True)
-                net = assists_for - assists_against
-                if best is None or net > best[0]:
-                    best = (net, square)
+        for key in board.neighbours(victim.position):
+            if key == (player.position.x, player.position.y):
+                square = player.position
+            elif key in ends and ends[key].prob >= SAFE:
+                square = game.get_square(*key)
+            else:
+                continue
+            assists_for, assists_against = game.num_assists_at(player, victim, square, foul=True)
+            net = assists_for - assists_against
+            if best is None or net > best[0]:
+                best = (net, square)
         if best is None:
             continue
         net, square = best
@@ -994,7 +997,8 @@ def _reroll(game: botbowl.Game, proc: Reroll, team: botbowl.Team) -> Action:
     return Action(ActionType.USE_REROLL)  # a failed dodge, go-for-it, pick-up, pass or catch is a turnover
 
 
-def _push(game: botbowl.Game, proc: Push, team: botbowl.Team) -> Action:
+def _push(game: botbowl.Game, proc: Push, team: botbowl.Team, own_frame: bool = False) -> Action:
+    """The push square; a tie, in the team's own frame, toward the endzone it attacks (`Board`)."""
     squares = _choices(game)[ActionType.PUSH].positions
     pushed = proc.player
     carrier = game.get_ball_carrier()
@@ -1014,6 +1018,9 @@ def _push(game: botbowl.Game, proc: Push, team: botbowl.Team) -> Action:
             v += 0.2 * abs(square.x - own_endzone_x)  # their carrier away from our endzone
         return v
 
+    if own_frame:
+        endzone_x = game.get_opp_endzone_x(team)
+        return Action(ActionType.PUSH, position=max(squares, key=lambda s: (value(s), -abs(s.x - endzone_x), -s.y)))
     return Action(ActionType.PUSH, position=max(squares, key=lambda s: (value(s), -s.x, -s.y)))
 
 
@@ -1079,14 +1086,18 @@ def _repair_setup(game: botbowl.Game, team: botbowl.Team) -> Optional[Action]:
     return None
 
 
-def _place_ball(game: botbowl.Game, team: botbowl.Team) -> Action:
-    """Deep in their half, in the middle: far from where they must take the ball."""
+def _place_ball(game: botbowl.Game, team: botbowl.Team, own_frame: bool = False) -> Action:
+    """Deep in their half, in the middle: far from where they must take the ball; a tie, in the
+    team's own frame, the deeper square (`Board`)."""
     positions = _choices(game)[ActionType.PLACE_BALL].positions
     their_endzone = game.get_opp_endzone_x(team)
     depth = max(1, round((game.arena.width - 2) * KICK_DEPTH_FRACTION))
     middle = game.arena.height // 2
-    return Action(ActionType.PLACE_BALL, position=min(
-        positions, key=lambda s: (abs(abs(s.x - their_endzone) - depth) + abs(s.y - middle), s.x, s.y)))
+
+    def key(s: botbowl.Square) -> tuple:
+        tie = abs(s.x - their_endzone) if own_frame else s.x
+        return abs(abs(s.x - their_endzone) - depth) + abs(s.y - middle), tie, s.y
+    return Action(ActionType.PLACE_BALL, position=min(positions, key=key))
 
 
 def _ball_handler_key(game: botbowl.Game, player: botbowl.Player) -> tuple:
@@ -1130,13 +1141,15 @@ def _block_skill_choice(game: botbowl.Game, proc: Block, team: botbowl.Team) -> 
 
 class GrodBot(botbowl.Agent):
     """The GrodBot-style bot as a botbowl agent: deterministic given `seed`, never raises. `exposure`:
-    its carrier's squares priced by what the opponents' blitz could reach (`Board`); the sparring
-    partner `grod` plays without it."""
+    its carrier's squares priced by what the opponents' blitz could reach; `own_frame`: ties settled
+    in its own frame (both `Board`'s); the sparring partner `grod` plays without either."""
 
-    def __init__(self, name: str = "grod", seed: Optional[int] = None, exposure: bool = False):
+    def __init__(self, name: str = "grod", seed: Optional[int] = None, exposure: bool = False,
+                 own_frame: bool = False):
         super().__init__(name)
         self.rng = np.random.RandomState(seed)
         self.exposure = exposure
+        self.own_frame = own_frame
         self.team: Optional[botbowl.Team] = None
         self._plan: Optional[Plan] = None
         self._step = 0
@@ -1173,7 +1186,7 @@ class GrodBot(botbowl.Agent):
         if isinstance(proc, Setup):
             return _setup(game, proc, team)
         if isinstance(proc, PlaceBall):
-            return _place_ball(game, team)
+            return _place_ball(game, team, self.own_frame)
         if isinstance(proc, (HighKick, Touchback, Interception)) and ActionType.SELECT_PLAYER in choices:
             return _select_player(game, proc, team)
         if isinstance(proc, Reroll):
@@ -1183,7 +1196,7 @@ class GrodBot(botbowl.Agent):
             if action is not None:
                 return action
         if isinstance(proc, Push) and ActionType.PUSH in choices:
-            return _push(game, proc, team)
+            return _push(game, proc, team, self.own_frame)
         if isinstance(proc, FollowUp) and ActionType.FOLLOW_UP in choices:
             return _follow_up(game, proc, team)
         if isinstance(proc, Apothecary):
@@ -1205,7 +1218,7 @@ class GrodBot(botbowl.Agent):
         self._plan = None
         if proc.quick_snap or not (_choices(game).keys() & set(START_TYPES)):
             return Action(ActionType.END_TURN)
-        board = Board(game, team, self.exposure)
+        board = Board(game, team, self.exposure, self.own_frame)
         turn_key = (game.state.half, team.state.turn)
         previous = None
         if self._target is not None and self._target[0] == turn_key and board.our_carrier is not None \
@@ -1229,7 +1242,7 @@ class GrodBot(botbowl.Agent):
             action = Action(action_type, position=square)
             if is_available(game, action):
                 return action
-        board = Board(game, player.team, self.exposure)
+        board = Board(game, player.team, self.exposure, self.own_frame)
         follow = best_plan([p for p in continue_plans(board, player, game.state.player_action_type)
                             if is_available(game, Action(p.steps[0][0], position=p.steps[0][1]))])
         if follow is not None:
@@ -1265,12 +1278,13 @@ def _turn_key(game: botbowl.Game, board: Board, mended: bool = False) -> Optiona
     if carrier is None:
         return None
     return game.game_id if mended else id(game), game.state.half, board.team.team_id, board.team.state.turn, \
-        carrier.player_id, board.exposure
+        carrier.player_id, board.exposure, board.own_frame
 
 
-def _action_start_key(game: botbowl.Game, team: botbowl.Team, exposure: bool) -> tuple:
+def _action_start_key(board: Board) -> tuple:
+    game, team = board.game, board.team
     used = frozenset(p.player_id for p in team.players if p.state.used)
-    return game.game_id, game.state.half, team.team_id, team.state.turn, used, exposure
+    return game.game_id, game.state.half, team.team_id, team.state.turn, used, board.exposure, board.own_frame
 
 
 def _remember(table: dict, key: tuple, value) -> None:
@@ -1294,7 +1308,7 @@ def _plans_within(board: Board, player: botbowl.Player, action_type, mended: boo
     elif action_type == kind.FOUL:
         plans = _foul_plans(board, player)
     elif mended:  # a move, or a pass or hand-off action of a player who has yet to pick the ball up
-        start = _action_starts.get(_action_start_key(board.game, board.team, board.exposure))
+        start = _action_starts.get(_action_start_key(board))
         opportunity = None if start is None else start.opportunity
         plans = _move_plans(board, player, position_map(board, None if start is None else start.target))
     else:
@@ -1304,18 +1318,18 @@ def _plans_within(board: Board, player: botbowl.Player, action_type, mended: boo
     return plans
 
 
-def _turn_start(game: botbowl.Game, team: botbowl.Team, mended: bool = False, exposure: bool = False) -> Action:
+def _turn_start(board: Board, mended: bool = False) -> Action:
     """The start of the best player action, the carrier's target kept for the turn (and, mended, what
     the action's start saw kept for the steps within it)."""
+    game = board.game
     if game.get_procedure().quick_snap or not (_choices(game).keys() & set(START_TYPES)):
         return Action(ActionType.END_TURN)
-    board = Board(game, team, exposure)
     key = _turn_key(game, board, mended)
     plans, target = candidate_plans(board, None if key is None else _turn_targets.get(key))
     if key is not None and target is not None:
         _remember(_turn_targets, key, target)
     if mended:
-        _remember(_action_starts, _action_start_key(game, team, exposure), ActionStart(opportunities(plans), target))
+        _remember(_action_starts, _action_start_key(board), ActionStart(opportunities(plans), target))
     plan = best_plan(plans)
     return Action(ActionType.END_TURN) if plan is None else Action(plan.start, player=plan.player)
 
@@ -1335,30 +1349,31 @@ def _first_step(game: botbowl.Game, plan: Plan) -> Action:
 
 
 def grod_action(game: botbowl.Game, rng: Optional[np.random.RandomState] = None, mended: bool = False,
-                exposure: bool = False) -> Action:
+                exposure: bool = False, own_frame: bool = False) -> Action:
     """This bot's choice for whoever acts in `game`, as a search's playouts and priors need it: at
     the start of a player action the best plan's start; within it, the first step of the best plan
     that player can still carry out. It remembers each turn's carrier target (see `_turn_targets`),
     not the plan under way; `mended` (`grod_mended_action`) also remembers what each action's start
     saw, for the steps within it, by the game's id so that every search copy shares it
     (docs/bot-bowl-board.md: where `grod_action` played otherwise than `GrodBot`). `exposure`: the
-    carrier's squares priced by what the opponents' blitz could reach (`Board`). Never raises."""
+    carrier's squares priced by what the opponents' blitz could reach; `own_frame`: ties settled in the
+    acting team's own frame (both `Board`'s). Never raises."""
     try:
         player, action_type = game.state.active_player, game.state.player_action_type
         team = game.active_team
         proc = game.get_procedure()
         if isinstance(proc, Turn) and team is not None:
-            return _turn_start(game, team, mended, exposure)
+            return _turn_start(Board(game, team, exposure, own_frame), mended)
         if player is not None and player.position is not None and team is not None and player.team == team \
                 and action_type is not None:
-            plans = [plan for plan in _plans_within(Board(game, team, exposure), player, action_type, mended)
+            plans = [plan for plan in _plans_within(Board(game, team, exposure, own_frame), player, action_type, mended)
                      if is_available(game, Action(plan.steps[0][0], position=plan.steps[0][1]))]
             best = best_plan(plans)
             if best is not None:
                 return _first_step(game, best)
             if ActionType.END_PLAYER_TURN in _choices(game):
                 return Action(ActionType.END_PLAYER_TURN)
-        bot = GrodBot(seed=0 if rng is None else int(rng.randint(2 ** 31)), exposure=exposure)
+        bot = GrodBot(seed=0 if rng is None else int(rng.randint(2 ** 31)), exposure=exposure, own_frame=own_frame)
         bot.team = team
         action = bot.decide(game)
         if is_available(game, action):
@@ -1369,6 +1384,6 @@ def grod_action(game: botbowl.Game, rng: Optional[np.random.RandomState] = None,
 
 
 def grod_mended_action(game: botbowl.Game, rng: Optional[np.random.RandomState] = None,
-                       exposure: bool = False) -> Action:
+                       exposure: bool = False, own_frame: bool = False) -> Action:
     """`grod_action` mended to play as `GrodBot` within a player action (see `grod_action`)."""
-    return grod_action(game, rng, mended=True, exposure=exposure)
+    return grod_action(game, rng, mended=True, exposure=exposure, own_frame=own_frame)
