@@ -1018,10 +1018,12 @@ def _push(game: botbowl.Game, proc: Push, team: botbowl.Team, own_frame: bool = 
             v += 0.2 * abs(square.x - own_endzone_x)  # their carrier away from our endzone
         return v
 
-    if own_frame:
-        endzone_x = game.get_opp_endzone_x(team)
-        return Action(ActionType.PUSH, position=max(squares, key=lambda s: (value(s), -abs(s.x - endzone_x), -s.y)))
-    return Action(ActionType.PUSH, position=max(squares, key=lambda s: (value(s), -s.x, -s.y)))
+    endzone_x = game.get_opp_endzone_x(team)
+
+    def key(s: botbowl.Square) -> tuple:
+        tie = -abs(s.x - endzone_x) if own_frame else -s.x
+        return value(s), tie, -s.y
+    return Action(ActionType.PUSH, position=max(squares, key=key))
 
 
 def _follow_up(game: botbowl.Game, proc: FollowUp, team: botbowl.Team) -> Action:
@@ -1318,12 +1320,13 @@ def _plans_within(board: Board, player: botbowl.Player, action_type, mended: boo
     return plans
 
 
-def _turn_start(board: Board, mended: bool = False) -> Action:
+def _turn_start(game: botbowl.Game, team: botbowl.Team, mended: bool = False, exposure: bool = False,
+                own_frame: bool = False) -> Action:
     """The start of the best player action, the carrier's target kept for the turn (and, mended, what
     the action's start saw kept for the steps within it)."""
-    game = board.game
     if game.get_procedure().quick_snap or not (_choices(game).keys() & set(START_TYPES)):
         return Action(ActionType.END_TURN)
+    board = Board(game, team, exposure, own_frame)
     key = _turn_key(game, board, mended)
     plans, target = candidate_plans(board, None if key is None else _turn_targets.get(key))
     if key is not None and target is not None:
@@ -1363,7 +1366,7 @@ def grod_action(game: botbowl.Game, rng: Optional[np.random.RandomState] = None,
         team = game.active_team
         proc = game.get_procedure()
         if isinstance(proc, Turn) and team is not None:
-            return _turn_start(Board(game, team, exposure, own_frame), mended)
+            return _turn_start(game, team, mended, exposure, own_frame)
         if player is not None and player.position is not None and team is not None and player.team == team \
                 and action_type is not None:
             plans = [plan for plan in _plans_within(Board(game, team, exposure, own_frame), player, action_type, mended)
