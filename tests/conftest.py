@@ -10,7 +10,7 @@ from pathlib import Path
 import botbowl
 import numpy as np
 import pytest
-from botbowl.core import D6, D8, Action, ActionType, BBDie
+from botbowl.core import D6, D8, Action, ActionType, BBDie, WeatherType
 from botbowl.core.procedure import Turn
 
 import mcts_bot  # noqa: F401  (registers the bots)
@@ -170,6 +170,33 @@ def arranged_position(board_size: int, side: str, ours, theirs, ball=None, carri
         ball_piece.is_carried, ball_piece.on_ground = False, True
     game.set_available_actions()
     return game
+
+
+def mirror_ready(game: botbowl.Game) -> botbowl.Game:
+    """The same weather, re-rolls and turn whichever seed gave an arranged position, so that an
+    arrangement played as home and as away is the same problem from both ends."""
+    game.state.weather = WeatherType.NICE
+    game.state.half = 1
+    for team in game.state.teams:
+        team.state.rerolls, team.state.reroll_used, team.state.turn = 2, False, 4
+    return game
+
+
+def mirror_arrangements(count: int, seed: int):
+    """Random 11-player arrangements for `arranged_position`: (ours, theirs, ball, carrier), eight
+    players a side, our carrier (player 0) or a loose ball."""
+    rng = np.random.RandomState(seed)
+    for _ in range(count):
+        squares = [tuple(map(int, sq)) for sq in rng.permutation(
+            [(a, y) for a in range(1, 25) for y in range(1, 16)])[:17]]
+        ours, theirs = dict(enumerate(squares[:8])), dict(enumerate(squares[8:16]))
+        yield ours, theirs, squares[16], 0 if rng.rand() < 0.5 else None
+
+
+def as_seen(game: botbowl.Game, square) -> tuple:
+    """A square as `arranged_position` takes it, (ahead, y) from the acting team's target endzone."""
+    endzone = game.get_opp_endzone_x(game.active_team)
+    return None if square is None else (abs(square.x - endzone), square.y)
 
 
 def give_ball_to_opponent(game, index):

@@ -6,9 +6,10 @@ import logging
 import numpy as np
 import pytest
 from botbowl.ai.bots.random_bot import RandomBot
-from botbowl.core import ActionType, WeatherType
+from botbowl.core import ActionType
 
-from conftest import arranged_position, give_ball_to_opponent, legality_checked, play_out_turn
+from conftest import (arranged_position, as_seen, give_ball_to_opponent, legality_checked, mirror_arrangements,
+                      mirror_ready, play_out_turn)
 from mcts_bot.harness.games import make_game
 from mcts_bot.knowledge import grod
 from mcts_bot.knowledge.exposure import DICE, OPEN, exposure_grid
@@ -322,38 +323,18 @@ def test_with_exposure_a_teammate_is_worth_more_where_he_closes_the_way_into_the
     assert closing[far[1]][far[0]] == plain[far[1]][far[0]]  # nothing open near it
 
 
-def _mirror_ready(game):
-    """The same weather, re-rolls and turn whichever seed gave the arranged position."""
-    game.state.weather = WeatherType.NICE
-    game.state.half = 1
-    for team in game.state.teams:
-        team.state.rerolls, team.state.reroll_used, team.state.turn = 2, False, 4
-    return game
-
-
 def _plans_as_seen(side, ours, theirs, ball, carrier, own_frame):
     """Every candidate plan of an arrangement, with its score, its squares as (ahead, y) as
     `arranged_position` takes them; and the best plan the same way."""
-    game = _mirror_ready(arranged_position(11, side, ours, theirs, ball=ball, carrier=carrier))
+    game = mirror_ready(arranged_position(11, side, ours, theirs, ball=ball, carrier=carrier))
     team = game.active_team
-    endzone = game.get_opp_endzone_x(team)
-    step = 1 if endzone == 1 else -1
     index = {p.player_id: i for i, p in enumerate(team.players)}
 
     def seen(plan):
         return index[plan.player.player_id], plan.start.name, plan.label, tuple(
-            (kind.name, None if sq is None else ((sq.x - endzone) * step, sq.y)) for kind, sq in plan.steps)
+            (kind.name, as_seen(game, sq)) for kind, sq in plan.steps)
     plans, _ = grod.candidate_plans(grod.Board(game, team, exposure=True, own_frame=own_frame))
     return {seen(p): round(p.score, 9) for p in plans}, seen(grod.best_plan(plans))
-
-
-def _arrangements(count, seed):
-    rng = np.random.RandomState(seed)
-    for _ in range(count):
-        squares = [tuple(map(int, sq)) for sq in rng.permutation(
-            [(a, y) for a in range(1, 25) for y in range(1, 16)])[:17]]
-        ours, theirs = dict(enumerate(squares[:8])), dict(enumerate(squares[8:16]))
-        yield ours, theirs, squares[16], 0 if rng.rand() < 0.5 else None
 
 
 def test_with_own_frame_an_arrangement_is_played_alike_as_home_and_as_away():
@@ -361,7 +342,7 @@ def test_with_own_frame_an_arrangement_is_played_alike_as_home_and_as_away():
     # they are, the same plans, scores and choice from both ends. Without, botbowl's board order
     # (which runs the same way for both teams) settles some ties differently.
     differ_without = 0
-    for arrangement in _arrangements(4, seed=3):
+    for arrangement in mirror_arrangements(4, seed=3):
         assert _plans_as_seen("home", *arrangement, True) == _plans_as_seen("away", *arrangement, True)
         differ_without += _plans_as_seen("home", *arrangement, False) != _plans_as_seen("away", *arrangement, False)
     assert differ_without > 0

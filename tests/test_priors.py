@@ -5,10 +5,12 @@ import numpy as np
 import pytest
 from botbowl.core import Action, ActionType
 
-from conftest import action_key, arranged_position, give_ball_to_opponent, turn_position
+from conftest import (action_key, arranged_position, as_seen, give_ball_to_opponent, mirror_arrangements, mirror_ready,
+                      turn_position)
 from mcts_bot.adapter.actions import advance, legal_actions
 from mcts_bot.knowledge.priors import SCRIPTED_BONUS, knowledge_priors
 from mcts_bot.knowledge.scripted import scripted_action
+from mcts_bot.presets import BOARD_ORDER_CHOICE, board_choice
 
 
 @pytest.mark.parametrize("board,seed", [(1, 0), (3, 1), (5, 2), (11, 3)])
@@ -124,3 +126,35 @@ def test_inside_a_blitz_the_block_comes_before_any_move(side):
     blocks = [p for key, p in priors.items() if key[0] == "BLOCK"]
     moves = [p for key, p in priors.items() if key[0] == "MOVE"]
     assert blocks and moves and max(blocks) > max(moves)
+
+
+def priors_as_seen(side, ours, theirs, ball, carrier, choose=board_choice):
+    """The default's 11-player priors of an arrangement at the turn's start and one step into player
+    1's move, keyed by action type, player (ours by index, theirs by 100 + index) and square as
+    (ahead, y)."""
+    game = mirror_ready(arranged_position(11, side, ours, theirs, ball=ball, carrier=carrier))
+    team = game.active_team
+    index = {p.player_id: i for i, p in enumerate(team.players)}
+    index.update({p.player_id: 100 + i for i, p in enumerate(game.get_opp_team(team).players)})
+
+    def seen(action):
+        return action.action_type.name, action.player and index[action.player.player_id], as_seen(game, action.position)
+    levels = []
+    for step in (None, Action(ActionType.START_MOVE, player=team.players[1])):
+        if step is not None:
+            advance(game, step)
+        actions = legal_actions(game)
+        levels.append(dict(zip(map(seen, actions), np.round(knowledge_priors(game, actions, choose=choose), 9))))
+    return levels
+
+
+def test_the_priors_are_the_same_from_both_ends():
+    # An arrangement as home and mirrored as away is one problem: the priors the search expands
+    # with (the Bot Bowl board's knowledge, its ties settled in the team's own frame) must agree.
+    # Before the own frame, botbowl's board order (the same for both teams) settled some ties.
+    differ_before = 0
+    for arrangement in mirror_arrangements(3, seed=11):
+        assert priors_as_seen("home", *arrangement) == priors_as_seen("away", *arrangement)
+        differ_before += (priors_as_seen("home", *arrangement, choose=BOARD_ORDER_CHOICE)
+                          != priors_as_seen("away", *arrangement, choose=BOARD_ORDER_CHOICE))
+    assert differ_before > 0
