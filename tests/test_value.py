@@ -56,6 +56,17 @@ def test_collection_writes_each_game_and_resumes(tmp_path):
     np.testing.assert_array_equal(again["x"], record["x"])  # the same spec plays the same game
 
 
+def test_a_bot_of_ones_own_is_collected_into_the_folder_itself(tmp_path):
+    bot_file = tmp_path / "bots" / "my_bot.py"
+    bot_file.parent.mkdir()
+    bot_file.write_text("from botbowl.ai.bots.random_bot import RandomBot\n\n"
+                        "class MyBot(RandomBot):\n    pass\n")
+    spec = collect.specs(1, f"{bot_file}:MyBot", "scripted", games=1, base_seed=5)[0]
+    path = collect.save_game(tmp_path / "data", collect.collect_game(spec))
+    assert path.parent == tmp_path / "data" and collect.missing(tmp_path / "data", [spec]) == []
+    assert collect.pairing_of(path.stem) == "my_bot-MyBot-vs-scripted"
+
+
 def test_bad_collection_input_is_named():
     with pytest.raises(ValueError, match="unknown bot"):
         collect.CollectSpec(board=3, home="alphago", away="scripted", seed=0)

@@ -20,7 +20,7 @@ import botbowl
 import numpy as np
 
 from mcts_bot.core.policies import random_rollout_policy
-from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of
+from mcts_bot.harness.bots import check_bot, label, make_bot, mcts_preset_of
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.knowledge.features import NUM_FEATURES, features
 from mcts_bot.knowledge.heuristics import threat_heuristic
@@ -49,7 +49,8 @@ class CollectSpec:
 
     @property
     def key(self) -> str:
-        return (f"{self.board}p-{self.home}-vs-{self.away}-seed{self.seed}-explore{self.explore:g}"
+        """The game's file name: the bots by `label`, so a bot of one's own (`path/to/file.py:Class`) names no folder."""
+        return (f"{self.board}p-{label(self.home)}-vs-{label(self.away)}-seed{self.seed}-explore{self.explore:g}"
                 f"-{self.seconds}s-{self.iterations}it")
 
 
