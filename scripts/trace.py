@@ -31,6 +31,11 @@ def main() -> None:
     cli.add_worker_arguments(parser)
     parser.add_argument("--out", type=Path, default=Path("results/trace"),
                         help="results folder (default results/trace)")
+    parser.add_argument("--policy", default=None, metavar="FILE",
+                        help="a learned policy (scripts/run.sh train_policy) as the MCTS bots' priors instead of their preset's")
+    parser.add_argument("--value", default=None, metavar="FILE",
+                        help="a learned value (scripts/run.sh train_value --out FILE) at the MCTS bots' leaves instead "
+                             "of their preset's: a re-fitted value's gate, traced")
     parser.add_argument("--report", action="store_true",
                         help="play nothing: the table of every game in OUT/traces.jsonl")
     cli.add_budget_arguments(parser, default=Budget(seconds=1.0))
@@ -38,7 +43,8 @@ def main() -> None:
     budget = cli.budget_from_args(args)
     try:
         settings = trace.TraceSettings(board=args.board, bots=tuple(args.bots), games_per_side=args.games,
-                                       seconds=budget.seconds, iterations=budget.iterations, base_seed=args.seed)
+                                       seconds=budget.seconds, iterations=budget.iterations, base_seed=args.seed,
+                                       policy=args.policy, value=args.value)
     except ValueError as exc:
         parser.error(str(exc))
     cli.check_ray(parser, args)

@@ -418,3 +418,29 @@ def test_a_blitz_without_a_block_is_told_by_why(dodge_fails, overruled):
     c = tracer.counts[team]
     assert (c.blitzes, c.blitzes_without_block, c.turnovers) == (1, 1, int(dodge_fails))
     assert (c.blitzes_turnover_before_block, c.blitzes_overruled_without_block) == (int(dodge_fails), int(overruled and not dodge_fails))
+
+
+def test_a_trace_searches_with_a_value_from_a_file(tmp_path):
+    # A value that says 0.5 to every unfinished state: the MCTS bot's leaves are scored by it, not the shipped one.
+    import numpy as np
+    from mcts_bot.harness.bots import make_bot
+    from mcts_bot.knowledge.value import ValueModel, model_for
+    shipped = model_for(1)
+    path = tmp_path / "value.npz"
+    ValueModel(mean=shipped.mean, scale=shipped.scale, w2=np.zeros_like(shipped.mean), b2=0.0).save(path)
+    game = turn_position(1, seed=2)
+    assert make_bot("mcts", seed=0, iterations=5, value=str(path)).preset.heuristic(game, game.active_team) == 0.5
+    settings = trace.TraceSettings(board=1, bots=("mcts", "random"), games_per_side=1, iterations=5, value=str(path))
+    records = trace.run(settings, tmp_path, progress=False)
+    assert all(r["spec"]["value"] == str(path) and r["key"].endswith(f"/value={path}") for r in records)
+    assert all(r["crash"] is None and r["counts"]["A"]["searched_decisions"] > 0 for r in records)
+    assert trace.describe_records(records).endswith(f"MCTS with the value {path}, 2 games")
+    # Beside the same games without it, in one file: a mix, refused.
+    plain = trace.run(trace.TraceSettings(board=1, bots=("mcts", "random"), games_per_side=1, iterations=5),
+                      tmp_path, progress=False)
+    with pytest.raises(ValueError, match="mixes 2 settings"):
+        trace.describe_records(records + plain)
+    with pytest.raises(ValueError, match="neither of scripted, random is one"):
+        trace.TraceSettings(board=1, bots=("scripted", "random"), value=str(path))
+    with pytest.raises(ValueError, match="no value model at"):
+        trace.TraceSettings(board=1, bots=("mcts", "random"), iterations=5, value=str(tmp_path / "none.npz"))

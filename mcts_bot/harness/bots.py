@@ -140,11 +140,13 @@ def with_models(preset: str, policy: Optional[str] = None, value: Optional[str] 
     return configure(preset, **parts)
 
 
-def make_bot(name: str, *, seed: int, seconds: Optional[float] = None, iterations: Optional[int] = None) -> botbowl.Agent:
-    """The bot `name` (see the module doc), seeded; MCTS bots search with `seconds` and/or `iterations`."""
+def make_bot(name: str, *, seed: int, seconds: Optional[float] = None, iterations: Optional[int] = None,
+             policy: Optional[str] = None, value: Optional[str] = None) -> botbowl.Agent:
+    """The bot `name` (see the module doc), seeded; MCTS bots search with `seconds` and/or `iterations`,
+    and with the learned policy and value in the files `policy` and `value` when given (`with_models`)."""
     preset = mcts_preset_of(name)
     if preset is not None:
-        return MCTSBot(name, seconds=seconds, iterations=iterations, preset=preset, seed=seed)
+        return MCTSBot(name, seconds=seconds, iterations=iterations, preset=with_models(preset, policy, value), seed=seed)
     file_bot = file_bot_of(name)
     if file_bot is not None:
         cls = load_agent_class(*file_bot)

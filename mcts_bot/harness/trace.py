@@ -85,7 +85,7 @@ from botbowl.core.table import OutcomeType, Skill
 
 from mcts_bot.agent import GameTotals
 from mcts_bot.core.search import Budget
-from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of
+from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of, with_models
 from mcts_bot.harness.evaluation import score_interval
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.harness.matches import SIDES, play_to_the_end, refused_by_botbowl
@@ -743,6 +743,8 @@ class TraceSpec:
     seed: int
     seconds: Optional[float] = None
     iterations: Optional[int] = None
+    policy: Optional[str] = None  # files of a learned policy and value the MCTS bots search with
+    value: Optional[str] = None
 
     def __post_init__(self) -> None:
         check_board_size(self.board)
@@ -752,12 +754,21 @@ class TraceSpec:
             raise ValueError(f"give two bots, got {len(self.bots)}")
         for name in self.bots:
             check_bot(name)
-        if any(mcts_preset_of(name) is not None for name in self.bots):
+        presets = [mcts_preset_of(name) for name in self.bots if mcts_preset_of(name) is not None]
+        if presets:
             Budget(seconds=self.seconds, iterations=self.iterations)  # validates the budget
+        if self.policy is not None or self.value is not None:
+            if not presets:
+                raise ValueError(f"a learned policy or value is for an MCTS bot to search with, and neither of "
+                                 f"{', '.join(self.bots)} is one: make one of them mcts or mcts-<preset>")
+            for preset in presets:
+                with_models(preset, self.policy, self.value)  # a clear error for a missing or stale file
 
     @property
     def key(self) -> str:
-        return f"{self.board}/{self.bots[0]}/{self.bots[1]}/{self.side}/{self.seed}/{self.seconds}/{self.iterations}"
+        models = "".join(f"/{kind}={path}" for kind, path in (("policy", self.policy), ("value", self.value)) if path)
+        return (f"{self.board}/{self.bots[0]}/{self.bots[1]}/{self.side}/{self.seed}/{self.seconds}/{self.iterations}"
+                + models)
 
 
 @dataclass(frozen=True)
@@ -770,6 +781,8 @@ class TraceSettings:
     seconds: Optional[float] = None
     iterations: Optional[int] = None
     base_seed: int = 0
+    policy: Optional[str] = None
+    value: Optional[str] = None
 
     def __post_init__(self) -> None:
         if self.games_per_side < 1:
@@ -781,14 +794,14 @@ class TraceSettings:
         seconds, iterations = (self.seconds, self.iterations) if searching else (None, None)
         return [TraceSpec(board=self.board, bots=tuple(self.bots), side=side,
                           seed=game_seed(self.base_seed, self.board, side, number),
-                          seconds=seconds, iterations=iterations)
+                          seconds=seconds, iterations=iterations, policy=self.policy, value=self.value)
                 for side in SIDES for number in range(self.games_per_side)]
 
 
 def play_traced_game(spec: TraceSpec) -> dict:
     """Play the game and return its record (a JSON-ready dict); a crash is recorded, not raised."""
-    bots = [make_bot(name, seed=spec.seed + i, seconds=spec.seconds, iterations=spec.iterations)
-            for i, name in enumerate(spec.bots)]
+    bots = [make_bot(name, seed=spec.seed + i, seconds=spec.seconds, iterations=spec.iterations,
+                     policy=spec.policy, value=spec.value) for i, name in enumerate(spec.bots)]
     holder = {}
     agents = [TracedAgent(bot, lambda: holder["tracer"]) for bot in bots]
     home, away = agents if spec.side == "home" else agents[::-1]
@@ -824,7 +837,7 @@ def run(settings: TraceSettings, out: Path, *, workers: int = 1, backend: str = 
 
 # ------------------------------------------------------------------------------------------ summary
 
-SETTING_FIELDS = ("board", "bots", "seconds", "iterations")
+SETTING_FIELDS = ("board", "bots", "seconds", "iterations", "policy", "value")
 
 
 def describe_records(records: Sequence[dict]) -> str:
@@ -832,7 +845,7 @@ def describe_records(records: Sequence[dict]) -> str:
     if not records:
         raise ValueError("no finished games to summarise: play some first (without --report)")
     # A game played in this run holds its bots as a tuple, one read back from the file as a list.
-    settings = {tuple(str(tuple(v) if isinstance(v, list) else v) for v in (r["spec"][k] for k in SETTING_FIELDS))
+    settings = {tuple(str(tuple(v) if isinstance(v, list) else v) for v in (r["spec"].get(k) for k in SETTING_FIELDS))
                 for r in records}
     if len(settings) > 1:
         listed = "; ".join(", ".join(f"{k}={v}" for k, v in zip(SETTING_FIELDS, values)) for values in sorted(settings))
@@ -841,7 +854,8 @@ def describe_records(records: Sequence[dict]) -> str:
     a, b = spec["bots"]
     searching = spec["seconds"] is not None or spec["iterations"] is not None
     budget = f", {Budget(seconds=spec['seconds'], iterations=spec['iterations'])}" if searching else ""
-    return f"{a} vs {b} on the {spec['board']}-player board{budget}, {len(records)} games"
+    models = "".join(f", MCTS with the {kind} {spec[kind]}" for kind in ("policy", "value") if spec.get(kind))
+    return f"{a} vs {b} on the {spec['board']}-player board{budget}{models}, {len(records)} games"
 
 
 def totals(records: Iterable[dict]) -> Dict[str, Counts]:
