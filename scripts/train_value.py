@@ -37,7 +37,8 @@ def main() -> None:
     parser.add_argument("--root-weight", type=float, default=0.5,
                         help="with --selfplay: the target is (1 - w) result + w root value (default 0.5)")
     parser.add_argument("--fine-tune", action="store_true",
-                        help="with --selfplay: start from the shipped value's weights rather than random ones")
+                        help="start from the shipped value's weights rather than random ones (kept unless an "
+                             "epoch beats them on the validation games)")
     parser.add_argument("--target", choices=["mc", "td"], default="td",
                         help="Monte Carlo (the game's result) or TD(lambda) targets (default td)")
     parser.add_argument("--lam", type=float, default=0.7, help="lambda of TD(lambda) (default 0.7)")
@@ -56,8 +57,11 @@ def main() -> None:
         parser.error("--test-share must be in (0, 1), --lam and --root-weight in [0, 1]")
     if args.selfplay:
         return train_on_selfplay(parser, args)
-    if args.fine_tune or args.root_weight != parser.get_default("root_weight"):
-        parser.error("--fine-tune and --root-weight are for self-play records: add --selfplay")
+    if args.root_weight != parser.get_default("root_weight"):
+        parser.error("--root-weight is for self-play records: add --selfplay")
+    current = shipped_value(args.board)
+    if args.fine_tune and current is None:
+        parser.error(f"--fine-tune starts from the shipped value, and there is none at {model_path(args.board)}")
     folders = args.data or [Path("data") / f"value-{args.board}"]
     games = training.Games([], [], [], [], [])
     try:
@@ -71,9 +75,8 @@ def main() -> None:
     records = sum(len(x) for x in games.x)
     print(f"{len(games)} games, {records} records: {len(train_games)} games to train on, {len(test_games)} held out")
     model = training.train(train_games, target=args.target, lam=args.lam, seed=args.seed, hidden=args.hidden,
-                           epochs=args.epochs)
+                           epochs=args.epochs, start=current if args.fine_tune else None)
     calibration = training.calibrated_heuristic(train_games)
-    current = shipped_value(args.board)
     shipped = {"shipped value": current} if current is not None else {}
     results = training.scores(model, calibration, test_games, shipped)
     print(f"\nHeld-out games ({len(test_games)}), both teams' points of view:\n")
@@ -88,8 +91,11 @@ def main() -> None:
         for pairing, part in groups.items():
             part_scores = training.scores(model, calibration, part, shipped)
             print(f"| {pairing} | {len(part)} | " + " | ".join(f"{part_scores[n]['log_loss']:.4f}" for n in names) + " |")
+    if args.fine_tune and np.array_equal(model.w2, current.w2):
+        print("\nNo epoch beat the shipped value on the validation games: the model is the shipped one.")
+    target = (args.target if args.target == "mc" else f"td({args.lam:g})") + (", fine-tuned" if args.fine_tune else "")
     model.info = {"board": str(args.board), "games": str(len(train_games)), "records": str(records),
-                  "target": args.target if args.target == "mc" else f"td({args.lam:g})", "hidden": str(args.hidden),
+                  "target": target, "hidden": str(args.hidden),
                   "test": json.dumps(results), "data": " ".join(map(str, folders))}
     out = model_path(args.board) if args.install else args.out or Path("results") / "models" / f"value-{args.board}.npz"
     model.save(out)

@@ -6,6 +6,7 @@ import pytest
 
 from conftest import SCRIPTS, die, run_script
 from mcts_bot.parallel import root as root_parallel
+from mcts_bot.knowledge.value import ValueModel
 
 
 @pytest.mark.parametrize("script,args,message", [
@@ -129,3 +130,7 @@ def test_collect_and_train_value_build_a_model(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "| learned value |" in result.stdout and "| threat heuristic, calibrated |" in result.stdout
     assert model.exists() and plot.exists()
+    tuned = run_script("train_value", "--board", "1", "--data", data, "--epochs", "2", "--fine-tune",
+                       "--test-share", "0.25", "--out", model, "--plot", plot)
+    assert tuned.returncode == 0, tuned.stderr
+    assert ValueModel.load(model).info["target"] == "td(0.7), fine-tuned"

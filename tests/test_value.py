@@ -109,6 +109,18 @@ def test_training_learns_and_scores_on_held_out_games(target, tmp_path):
     np.testing.assert_allclose(loaded.predict(x), model.predict(x))
 
 
+def test_fine_tuning_starts_from_the_given_value_and_keeps_it_unless_beaten():
+    games = _toy_games(120, seed=1)
+    fitting, validation = training.split(games, 0.15, seed=1)  # the validation part train() holds out
+    x_val, y_val = validation.flat()
+    start = training.train(_toy_games(60, seed=5), target="mc", seed=0, hidden=8, epochs=3)
+    kept = training.train(games, target="td", seed=0, start=start, epochs=0)
+    np.testing.assert_array_equal(kept.w1, start.w1)  # no epoch: the start itself
+    tuned = training.train(games, target="mc", seed=0, start=start, epochs=5)
+    assert tuned.w1.shape == start.w1.shape  # its hidden size, not the default's
+    assert training.log_loss(tuned.predict(x_val), y_val) <= training.log_loss(start.predict(x_val), y_val)
+
+
 def test_td_targets_span_monte_carlo_and_one_step():
     games = _toy_games(3, seed=2)
     model = training.fit(*games.flat(), *games.flat(), hidden=0, epochs=2)

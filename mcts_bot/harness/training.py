@@ -172,16 +172,18 @@ def td_targets(model: ValueModel, games: Games, lam: float) -> List[np.ndarray]:
 
 
 def train(games: Games, *, target: str = "mc", lam: float = 0.7, rounds: int = 3, validation_share: float = 0.15,
-          seed: int = 0, **fit_options) -> ValueModel:
-    """Fit on `games` (training games only): Monte Carlo targets, or fitted TD(lambda)."""
+          seed: int = 0, start: Optional[ValueModel] = None, **fit_options) -> ValueModel:
+    """Fit on `games` (training games only): Monte Carlo targets, or fitted TD(lambda); each fit from
+    `start`'s weights when given (fine-tuning: `start` itself unless an epoch beats it on validation)."""
     if target not in ("mc", "td"):
         raise ValueError(f"unknown target {target!r}: choose mc or td")
     fitting, validation = split(games, validation_share, seed + 1)
     x_val, y_val = validation.flat()  # validation always scores against real results
-    model = fit(*fitting.flat(), x_val, y_val, seed=seed, **fit_options)
+    model = fit(*fitting.flat(), x_val, y_val, seed=seed, start=start, **fit_options)
     if target == "td":
         for _ in range(rounds):
-            model = fit(*fitting.flat(td_targets(model, fitting, lam)), x_val, y_val, seed=seed, **fit_options)
+            model = fit(*fitting.flat(td_targets(model, fitting, lam)), x_val, y_val, seed=seed, start=start,
+                        **fit_options)
     return model
 
 
