@@ -156,6 +156,11 @@ def test_a_pool_of_opponents_is_played_in_turn(tmp_path):
     assert selfplay.specs(5, "mcts", ["mcts"], 3, 10, 1) == selfplay.specs(5, "mcts", "mcts", 3, 10, 1)
     with pytest.raises(ValueError, match="unknown bot 'nobody'"):
         selfplay.specs(5, "mcts", ["mcts", "nobody"], 2, 10)
+    # The earlier generation's game is saved in the data folder itself, though its name holds a path.
+    spec = selfplay.specs(1, "mcts", [f"policy:{path}"], 1, iterations=4)[0]
+    saved = save_game(tmp_path / "data", selfplay.play_game(spec))
+    assert saved.parent == tmp_path / "data" and missing(tmp_path / "data", [spec]) == []
+    assert "-vs-policy-gen1-" in saved.name
 
 
 def test_the_improved_policy_moves_the_prior_toward_the_better_values():

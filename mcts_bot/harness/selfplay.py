@@ -30,7 +30,7 @@ from botbowl.core import Action
 
 from mcts_bot.adapter.actions import localize, same_action
 from mcts_bot.agent import MCTSBot
-from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of, with_models
+from mcts_bot.harness.bots import check_bot, label, make_bot, mcts_preset_of, with_models
 from mcts_bot.harness.collect import next_touchdowns, saved_games
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.knowledge.features import NUM_FEATURES, features
@@ -66,7 +66,9 @@ class SelfPlaySpec:
     def key(self) -> str:
         policy = f"-policy-{Path(self.policy).stem}" if self.policy is not None else ""
         value = f"-value-{Path(self.value).stem}" if self.value is not None else ""
-        return f"{self.board}p-{self.bot}-vs-{self.opponent}-seed{self.seed}-{self.iterations}it{policy}{value}"
+        # The bots by `label`: an opponent `policy:path/to/gen1.npz` or `path/to/bot.py:Class` names no folder.
+        return (f"{self.board}p-{label(self.bot)}-vs-{label(self.opponent)}-seed{self.seed}-{self.iterations}it"
+                f"{policy}{value}")
 
 
 def specs(board: int, bot: str, opponent: Union[str, Sequence[str]], games: int, iterations: int,

@@ -754,7 +754,7 @@ class TraceSpec:
             raise ValueError(f"give two bots, got {len(self.bots)}")
         for name in self.bots:
             check_bot(name)
-        presets = [mcts_preset_of(name) for name in self.bots if mcts_preset_of(name) is not None]
+        presets = [preset for preset in map(mcts_preset_of, self.bots) if preset is not None]
         if presets:
             Budget(seconds=self.seconds, iterations=self.iterations)  # validates the budget
         if self.policy is not None or self.value is not None:
