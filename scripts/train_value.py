@@ -55,13 +55,13 @@ def main() -> None:
     args = parser.parse_args()
     if not 0 < args.test_share < 1 or not 0 <= args.lam <= 1 or not 0 <= args.root_weight <= 1:
         parser.error("--test-share must be in (0, 1), --lam and --root-weight in [0, 1]")
+    current = shipped_value(args.board)
+    if args.fine_tune and current is None:
+        parser.error(f"--fine-tune starts from the shipped value, and there is none at {model_path(args.board)}")
     if args.selfplay:
         return train_on_selfplay(parser, args)
     if args.root_weight != parser.get_default("root_weight"):
         parser.error("--root-weight is for self-play records: add --selfplay")
-    current = shipped_value(args.board)
-    if args.fine_tune and current is None:
-        parser.error(f"--fine-tune starts from the shipped value, and there is none at {model_path(args.board)}")
     folders = args.data or [Path("data") / f"value-{args.board}"]
     games = training.Games([], [], [], [], [])
     try:
@@ -122,8 +122,6 @@ def train_on_selfplay(parser: argparse.ArgumentParser, args: argparse.Namespace)
     print(f"{len(games)} self-play games, {len(data.x)} searched states: {len(games) - len(test_games)} games to "
           f"train on, {len(test_games)} held out; target (1 - {args.root_weight:g}) result + {args.root_weight:g} root value")
     shipped = shipped_value(args.board)
-    if args.fine_tune and shipped is None:
-        parser.error(f"--fine-tune starts from the shipped value, and there is none at {model_path(args.board)}")
     model = training.train_on_selfplay(train, root_weight=args.root_weight, seed=args.seed, hidden=args.hidden,
                                        epochs=args.epochs, start=shipped if args.fine_tune else None)
     predictions = {"re-fitted value": model.predict(test.x), "the search's root values": test.root_value}
