@@ -22,7 +22,9 @@ GAMES = {1: 1500, 3: 2000, 5: 800, 7: 500, 11: 300}  # per board: the shipped mo
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     cli.add_board_argument(parser, default=3)
-    parser.add_argument("--home", default="scripted", help="scripted (default), grod, random, mcts, mcts-<preset>, or a bot of your own as path/to/file.py:ClassName")
+    parser.add_argument("--home", default="scripted",
+                        help="scripted (default), grod, random, mcts, mcts-<preset>, or a bot of your own as "
+                             "path/to/file.py:ClassName")
     parser.add_argument("--away", default="scripted", help="(default scripted)")
     parser.add_argument("--games", type=cli.positive_int, default=None,
                         help="games to record (default per board: " + ", ".join(f"{b}: {n}" for b, n in GAMES.items()) + ")")

@@ -59,7 +59,7 @@ def main() -> None:
     if args.fine_tune and current is None:
         parser.error(f"--fine-tune starts from the shipped value, and there is none at {model_path(args.board)}")
     if args.selfplay:
-        return train_on_selfplay(parser, args)
+        return train_on_selfplay(parser, args, current)
     if args.root_weight != parser.get_default("root_weight"):
         parser.error("--root-weight is for self-play records: add --selfplay")
     folders = args.data or [Path("data") / f"value-{args.board}"]
@@ -107,7 +107,7 @@ def main() -> None:
         print(f"to play with it: scripts/run.sh train_value ... --install (or copy it to {model_path(args.board)})")
 
 
-def train_on_selfplay(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+def train_on_selfplay(parser: argparse.ArgumentParser, args: argparse.Namespace, shipped: Optional[ValueModel]) -> None:
     folders = args.data or [Path("data") / f"selfplay-{args.board}"]
     try:
         data = training.load_selfplay_values(folders)
@@ -121,7 +121,6 @@ def train_on_selfplay(parser: argparse.ArgumentParser, args: argparse.Namespace)
     train, test = data.subset(np.setdiff1d(games, test_games)), data.subset(test_games)
     print(f"{len(games)} self-play games, {len(data.x)} searched states: {len(games) - len(test_games)} games to "
           f"train on, {len(test_games)} held out; target (1 - {args.root_weight:g}) result + {args.root_weight:g} root value")
-    shipped = shipped_value(args.board)
     model = training.train_on_selfplay(train, root_weight=args.root_weight, seed=args.seed, hidden=args.hidden,
                                        epochs=args.epochs, start=shipped if args.fine_tune else None)
     predictions = {"re-fitted value": model.predict(test.x), "the search's root values": test.root_value}
