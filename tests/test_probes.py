@@ -2,7 +2,8 @@
 as bots of one's own, plays legal games, and leaves the shipped `grod` as it was; the value's
 exposure inputs (docs/learned-value.md) sit on the right side and leave the collector as it was; the
 stateless probe plays `grod_action`'s choice legally and counts where it differs from `GrodBot`; the
-blitz replay logs each of the MCTS bot's blitzes once, as it was played."""
+blitz replay logs each of the MCTS bot's blitzes once, as it was played; the carrier-blitz probe judges
+each turn that begins with their carrier in reach once, at its start."""
 import importlib.util
 import json
 import sys
@@ -23,8 +24,9 @@ from mcts_bot.knowledge.exposure import EXPOSURES, MARKED, OPEN, exposure_grid
 from mcts_bot.knowledge.grod import Board
 
 PROBE_DIR = Path(__file__).resolve().parents[1] / "docs" / "probes"
-PROBES, VALUE_PROBE, STATELESS_PROBE, BLITZ_PROBE = (
-    PROBE_DIR / name for name in ("grod_variants.py", "exposure_value.py", "grod_stateless.py", "blitz_replay.py"))
+PROBES, VALUE_PROBE, STATELESS_PROBE, BLITZ_PROBE, CARRIER_BLITZ_PROBE = (
+    PROBE_DIR / name for name in ("grod_variants.py", "exposure_value.py", "grod_stateless.py", "blitz_replay.py",
+                                  "carrier_blitz.py"))
 SHIPPED = {name: getattr(grod, name)
            for name in ("knockdown_value", "best_plan", "price", "TURNOVER_BASE", "CLOSE_VALUE", "Board",
                         "position_map", "LOSE_BY_EXPOSURE_THIN", "FORMATIONS_KICK", "FORMATIONS_RECEIVE")}
@@ -43,7 +45,7 @@ def probes():
 @pytest.mark.parametrize("class_name", ["WeightsGrod", "LaneGrod", "SafeFirstGrod", "CageBreakGrod", "CornerCageGrod",
                                         "ExposureGrod", "ExposureCageGrod", "ReserveBlitzGrod",
                                         "UnguardedExposureGrod", "StrandedExposureGrod", "StrandedAllExposureGrod",
-                                        "SpreadKickGrod", "LineReceiveGrod", "OwnFrameGrod"])
+                                        "SpreadKickGrod", "LineReceiveGrod", "OwnFrameGrod", "OpenCageGrod"])
 def test_each_probe_plays_a_legal_game_and_restores_grod(class_name, monkeypatch):
     monkeypatch.setenv("GROD_WEIGHTS", "TURNOVER_BASE=3")
     bot = legality_checked(load_agent_class(PROBES, class_name))(class_name, seed=1)
@@ -85,6 +87,41 @@ def test_the_cage_break_probe_values_a_guard_of_their_carrier(side):
     assert cage_break(board, guard) > grod.knockdown_value(board, guard)
     assert cage_break(board, away) == grod.knockdown_value(board, away)
     assert cage_break(board, carrier) == grod.knockdown_value(board, carrier)
+
+
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_the_open_cage_probe_counts_the_dice_a_guard_down_or_a_marker_beside_would_give(side):
+    module = probes()
+    # Their carrier at (10, 7) with a guard on each side, (10, 6) and (10, 8): every free square
+    # beside him is beside a guard. Our blitzer four squares off; a teammate who walks, with no dodge,
+    # to (9, 6), beside the carrier and the guard at (10, 6).
+    game = arranged_position(11, side, ours={0: (14, 5), 1: (8, 4)}, theirs={0: (10, 7), 1: (10, 6), 2: (10, 8)})
+    carrier = give_ball_to_opponent(game, 0)
+    blitzer, marker = game.active_team.players[:2]
+    guard = game.get_opp_team(game.active_team).players[1]
+    ahead = game.get_opp_endzone_x(game.active_team)
+    step = 1 if ahead == 1 else -1
+    front, beside = game.get_square(ahead + step * 11, 6), game.get_square(ahead + step * 9, 6)
+    for square in game.get_adjacent_squares(carrier.position, occupied=False):
+        for blitz in (False, True):
+            assert module.attack_dice(game, blitzer, square, carrier, blitz) \
+                == game.num_block_dice_at(blitzer, carrier, square, blitz=blitz)
+    assert module.attack_dice(game, blitzer, front, carrier, True) == -2  # the guard assists him
+    assert module.attack_dice(game, blitzer, front, carrier, True, down=guard) == 1
+    assert module.attack_dice(game, blitzer, front, carrier, True, moved=(marker, beside)) == 1
+    board = Board(game, game.active_team)
+    shipped, _ = grod.candidate_plans(board)
+    with module.patched({"price": module.open_cage_price}):
+        opened, _ = grod.candidate_plans(Board(game, game.active_team))
+
+    def marker_to_beside(plans):
+        return next(p for p in plans if p.player is marker and p.start == ActionType.START_MOVE
+                    and p.steps[-1][1] == beside)
+
+    assert marker_to_beside(opened).score > marker_to_beside(shipped).score
+    elsewhere = [(a.score, b.score) for a, b in zip(shipped, opened) if a.player is marker
+                 and a.start == ActionType.START_MOVE and a.steps[-1][1].distance(carrier.position) > 1]
+    assert elsewhere and all(a == b for a, b in elsewhere)
 
 
 def test_the_corner_cage_probe_counts_corners_above_edges(monkeypatch):
@@ -197,3 +234,16 @@ def test_the_blitz_replay_logs_each_blitz_once_as_played(tmp_path):
         assert actions[0] == "START_BLITZ" and "START_BLITZ" not in actions[1:]
         assert blitz["blocked"] == ("BLOCK" in actions) and blitz["ended"]
         assert all(step["priors_first"] and len(step["most_visited"]) <= 5 for step in blitz["steps"] if "priors_first" in step)
+
+
+def test_the_carrier_blitz_probe_judges_each_turn_once_at_its_start(tmp_path):
+    module = bot_probe(CARRIER_BLITZ_PROBE, "CarrierBlitzLog")
+    out = tmp_path / "turns.jsonl"
+    turns = module.play("scripted", "away", seed=13000, games=1, out=str(out))
+    assert turns and [json.loads(line) for line in out.read_text().splitlines()] == turns
+    assert len({tuple(t["turn"]) for t in turns}) == len(turns)
+    for turn in turns:
+        assert turn["exposure"] in ("exposed_marked", "exposed_open")
+        assert turn["blocked_carrier"] <= ("BLOCK" in turn["actions"])
+        assert turn["blitz_used_on"] != "carrier" or turn["blocked_carrier"]
+        assert turn["best_on_carrier"] is None or turn["best_on_carrier"]["target"] is not None

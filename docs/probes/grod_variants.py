@@ -317,3 +317,107 @@ class OwnFrameGrod(GrodBot):
 
     def __init__(self, name: str = "grod-own-frame", seed: Optional[int] = None):
         super().__init__(name, seed, exposure=True, own_frame=True)
+
+
+# -- their cage opened before the blitz: blocks on its guards and markers beside their carrier priced by
+#    the attack on him they improve
+def _dice(st_for: int, st_against: int) -> int:
+    """Block dice from the two strengths, as botbowl counts them (negative: the defender picks)."""
+    if st_for > 2 * st_against:
+        return 3
+    if st_for > st_against:
+        return 2
+    if st_for == st_against:
+        return 1
+    return -3 if st_for * 2 < st_against else -2
+
+
+def attack_dice(game: botbowl.Game, attacker: botbowl.Player, square: botbowl.Square, defender: botbowl.Player,
+                blitz: bool, down: Optional[botbowl.Player] = None, moved=None) -> int:
+    """The dice of `attacker` blocking `defender` from `square`, as botbowl's `num_block_dice_at`
+    counts them, with `down` (an opponent) on the ground and `moved` (a teammate, a square) there."""
+    def at(p: botbowl.Player) -> botbowl.Square:
+        return moved[1] if moved is not None and p is moved[0] else p.position
+
+    def stands(p: botbowl.Player) -> bool:
+        return p is not down and p.can_assist()
+
+    ours = [p for p in attacker.team.players if p.position is not None and p is not attacker and stands(p)]
+    theirs = [p for p in game.get_opp_team(attacker.team).players
+              if p.position is not None and p is not defender and stands(p)]
+    against = sum(1 for o in theirs if o.position.distance(square) == 1
+                  and (o.has_skill(botbowl.Skill.GUARD) or not any(at(u).distance(o.position) == 1 for u in ours)))
+    assists = sum(1 for u in ours if at(u).distance(defender.position) == 1
+                  and (u.has_skill(botbowl.Skill.GUARD) or not any(o.position.distance(at(u)) == 1 for o in theirs)))
+    horns = 1 if blitz and attacker.has_skill(botbowl.Skill.HORNS) else 0
+    return _dice(attacker.get_st() + horns + assists, defender.get_st() + against)
+
+
+def _attack_value(board: Board, plan: Plan, carrier: botbowl.Player, down=None, moved=None) -> float:
+    """`plan` (a block or blitz on their carrier) valued at the base turnover cost, as things stand or
+    with `down` on the ground or `moved` elsewhere."""
+    attacker = plan.player
+    square = plan.steps[-2][1] if len(plan.steps) > 1 else attacker.position
+    if moved is not None and moved[1] == square:
+        return 0.0
+    blitz = plan.start == ActionType.START_BLITZ
+    now_gain, _ = grod.block_gain(board, attacker, carrier, square,
+                                  attack_dice(board.game, attacker, square, carrier, blitz))
+    gain, p_att = grod.block_gain(board, attacker, carrier, square,
+                                  attack_dice(board.game, attacker, square, carrier, blitz, down, moved))
+    # The plan's chance to arrive (its path and go-for-it), read back from its priced gain.
+    p_move = min(1.0, max(0.0, plan.gain / now_gain)) if blitz and now_gain > 0 else 1.0
+    return max(0.0, p_move * gain - ((1.0 - p_move) + p_move * p_att) * grod.TURNOVER_BASE)
+
+
+def open_cage_price(plans, board: Board, opportunity=None) -> None:
+    """The shipped prices, plus, for a block or blitz on a guard of their carrier (an opponent beside
+    him), its chance to knock him down times what that adds to our best attack on the carrier this
+    turn by another player (after a blitz, a block), and for a move beside the carrier its chance to
+    arrive times what that adds (his guards in its tackle zone give no assists)."""
+    _price(plans, board, opportunity)
+    carrier = board.their_carrier
+    if carrier is None or board.final_turn:
+        return
+    attacks = [p for p in plans if p.steps and p.steps[-1][0] == ActionType.BLOCK
+               and p.steps[-1][1] == carrier.position]
+    if not attacks:
+        return
+    now = max(_attack_value(board, a, carrier) for a in attacks)
+    game = board.game
+    for plan in plans:
+        if not plan.steps or plan.player is board.our_carrier:
+            continue
+        kind, square = plan.steps[-1]
+        others = [a for a in attacks if a.player is not plan.player]
+        if kind == ActionType.BLOCK and plan.start in (ActionType.START_BLOCK, ActionType.START_BLITZ):
+            guard = game.get_player_at(square)
+            if guard is None or guard is carrier or guard.position.distance(carrier.position) != 1:
+                continue
+            if plan.start == ActionType.START_BLITZ:
+                others = [a for a in others if a.start != ActionType.START_BLITZ]
+            after = max((_attack_value(board, a, carrier, down=guard) for a in others), default=0.0)
+            if after > now:
+                start = plan.steps[-2][1] if len(plan.steps) > 1 else plan.player.position
+                dice = game.num_block_dice_at(plan.player, guard, start, blitz=plan.start == ActionType.START_BLITZ)
+                stumble_knocks = not guard.has_skill(botbowl.Skill.DODGE) or plan.player.has_skill(botbowl.Skill.TACKLE)
+                _, p_down = grod.block_odds(dice, plan.player.has_skill(botbowl.Skill.BLOCK),
+                                            guard.has_skill(botbowl.Skill.BLOCK), stumble_knocks, False)
+                plan.score += p_down * (after - now)
+        elif kind == ActionType.MOVE and plan.start == ActionType.START_MOVE \
+                and square.distance(carrier.position) == 1:
+            after = max((_attack_value(board, a, carrier, moved=(plan.player, square)) for a in others), default=0.0)
+            if after > now:
+                plan.score += (1.0 - plan.p_turnover) * (after - now)
+
+
+class OpenCageGrod(OwnFrameGrod):
+    """The default's knowledge whose blocks on their carrier's guards, and moves beside him, count
+    the attack on him they open."""
+
+    def __init__(self, name: str = "grod-open-cage", seed: Optional[int] = None):
+        super().__init__(name, seed)
+
+    def act(self, game: botbowl.Game) -> Action:
+        with patched({"price": open_cage_price}):
+            return super().act(game)

@@ -1,0 +1,150 @@
+"""Probe: the turns that begin with the opponents' carrier in reach, and what the knowledge does in them
+(docs/bot-bowl-board.md, "The blitz on their carrier, counted").
+
+Plays the default's 11-player knowledge with no search (`GrodBot(exposure=True, own_frame=True)`)
+against a sparring partner and logs each of its turns that begins with the opponents' carrier standing
+and reachable by one of ours with no dice, or marked: the best blitz on him the knowledge priced at the
+turn's start (dice, chance to arrive, gain, turnover chance, score) against the plan it played first;
+whether he was blocked in the turn, and whether the ball came loose; where the turn's blitz went.
+One JSON line per such turn, the file rewritten as each game ends:
+
+    .venv/bin/python docs/probes/carrier_blitz.py --opponent scripted --seed 13000 --games 50 --side home \\
+        --out results/carrier-blitz-home.jsonl
+
+Game i (from 0) is seeded `seed + i`; the opponent `seed + i + 1`.
+"""
+import argparse
+import json
+import time
+from collections import Counter
+from typing import List, Optional
+
+import botbowl
+from botbowl.core import ActionType
+from botbowl.core.procedure import Turn
+
+from mcts_bot.harness.bots import make_bot
+from mcts_bot.harness.games import make_game
+from mcts_bot.harness.matches import play_to_the_end
+from mcts_bot.knowledge import exposure, grod
+from mcts_bot.knowledge.grod import Board, GrodBot
+
+BLOCKS = (ActionType.BLOCK,)
+
+
+def _plan(plan: Optional[grod.Plan]) -> Optional[dict]:
+    if plan is None:
+        return None
+    return {"start": plan.start.name, "label": plan.label, "gain": round(plan.gain, 2),
+            "p_turnover": round(plan.p_turnover, 3), "score": round(plan.score, 2),
+            "target": None if not plan.steps else [plan.steps[-1][1].x, plan.steps[-1][1].y]}
+
+
+class CarrierBlitzLog(GrodBot):
+    """The default's knowledge, logging the turns that begin with the opponents' carrier in reach."""
+
+    def __init__(self, turns: List[dict], seed: Optional[int] = None):
+        super().__init__("own-frame-grod", seed, exposure=True, own_frame=True)
+        self.turns, self.open, self.seen = turns, None, None
+
+    def new_game(self, game, team):
+        super().new_game(game, team)
+        self.open, self.seen = None, None
+
+    def end_game(self, game):
+        self._close(game)
+        super().end_game(game)
+
+    def act(self, game):
+        turn = [game.state.half, self.team.state.turn]
+        if self.open is not None and self.open["turn"] != turn:
+            self._close(game)
+        proc = game.get_procedure()
+        if isinstance(proc, Turn) and game.active_team == self.team and self.seen != turn:
+            self.seen = turn  # judged at the turn's first decision only: later ones follow our own moves
+            self._open(game, turn)
+        action = super().act(game)
+        if self.open is not None:
+            self._record(game, action)
+        return action
+
+    def _open(self, game, turn) -> None:
+        carrier = game.get_ball_carrier()
+        if carrier is None or carrier.team == self.team or not carrier.state.up:
+            return
+        kind = exposure.exposure(game, carrier)
+        if kind not in ("exposed_marked", "exposed_open"):
+            return
+        board = Board(game, self.team, exposure=True, own_frame=True)
+        plans, _ = grod.candidate_plans(board)
+        on_carrier = [p for p in plans if p.steps and p.steps[-1][1] == carrier.position
+                      and p.start in (ActionType.START_BLITZ, ActionType.START_BLOCK)]
+        self.open = {"game": game.game_id, "turn": turn, "exposure": kind, "carrier": carrier.player_id,
+                     "carrier_x_to_go": abs(carrier.position.x - board.own_endzone_x),
+                     "guards": sum(1 for p in game.get_adjacent_players(carrier.position, team=carrier.team)
+                                   if p.state.up),
+                     "turns_left": board.turns_left,
+                     "best_on_carrier": _plan(max(on_carrier, key=lambda p: p.score, default=None)),
+                     "on_carrier_blitzers": len({p.player.player_id for p in on_carrier}),
+                     "first_plan": _plan(grod.best_plan(plans)), "actions": [], "blocked_carrier": False,
+                     "blitz_used_on": None}
+
+    def _record(self, game, action) -> None:
+        carrier = game.get_ball_carrier()
+        if action.action_type == ActionType.START_BLITZ:
+            self.open["blitz_used_on"] = "pending"
+        if action.action_type == ActionType.BLOCK and action.position is not None:
+            target = game.get_player_at(action.position)
+            on_carrier = target is not None and target.player_id == self.open["carrier"]
+            self.open["blocked_carrier"] |= on_carrier
+            if game.state.player_action_type == botbowl.PlayerActionType.BLITZ:
+                self.open["blitz_used_on"] = "carrier" if on_carrier else "other"
+        if action.action_type.name.startswith("START_") or action.action_type in (ActionType.BLOCK,
+                                                                                  ActionType.END_TURN):
+            self.open["actions"].append(action.action_type.name)
+
+    def _close(self, game) -> None:
+        if self.open is None:
+            return
+        carrier = game.get_ball_carrier()
+        self.open["still_their_ball"] = carrier is not None and carrier.team != self.team
+        self.open["our_ball"] = carrier is not None and carrier.team == self.team
+        if self.open["blitz_used_on"] == "pending":
+            self.open["blitz_used_on"] = "no block"
+        self.turns.append(self.open)
+        self.open = None
+
+
+def play(opponent: str, side: str, seed: int, games: int, out: Optional[str]) -> List[dict]:
+    turns: List[dict] = []
+    for i in range(games):
+        logged = CarrierBlitzLog(turns, seed=seed + i)
+        other = make_bot(opponent, seed=seed + i + 1)
+        home, away = (logged, other) if side == "home" else (other, logged)
+        game = make_game(11, home, away, seed=seed + i, game_id=f"g{seed + i}")
+        start = time.time()
+        crash = play_to_the_end(game)
+        ours = game.state.home_team if side == "home" else game.state.away_team
+        print(f"game {seed + i} {side}: {ours.state.score}-{game.get_opp_team(ours).state.score}, "
+              f"{time.time() - start:.0f} s{', crashed: ' + str(crash) if crash else ''}", flush=True)
+        if out is not None:
+            with open(out, "w") as f:
+                f.writelines(json.dumps(t) + "\n" for t in turns)
+    return turns
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--opponent", default="scripted")
+    parser.add_argument("--side", default="home", choices=["home", "away"])
+    parser.add_argument("--seed", type=int, default=13000)
+    parser.add_argument("--games", type=int, default=10)
+    parser.add_argument("--out", help="a JSON-lines file for the turns")
+    args = parser.parse_args()
+    turns = play(args.opponent, args.side, args.seed, args.games, args.out)
+    print(f"{len(turns)} turns; carrier blocked in {sum(t['blocked_carrier'] for t in turns)}; "
+          f"by exposure: {dict(Counter(t['exposure'] for t in turns))}")
+
+
+if __name__ == "__main__":
+    main()
