@@ -125,7 +125,7 @@ def test_material_heuristic_is_the_seeds(board, seed):
 
 def _danger_by_botbowls_queries(game, carrier) -> float:
     """carrier_danger as first written, asking botbowl for every adjacency: the reference."""
-    from mcts_bot.knowledge.heuristics import _KNOCK_DOWN, _dice
+    from mcts_bot.knowledge.heuristics import _KNOCK_DOWN, block_dice
     team, opp = carrier.team, game.get_opp_team(carrier.team)
     where = carrier.position
     movers = [p for p in opp.players if p.position is not None and not p.state.stunned]
@@ -133,7 +133,7 @@ def _danger_by_botbowls_queries(game, carrier) -> float:
     safe = 1.0
     for blocker in adjacent:
         guards = len(game.get_adjacent_players(where, team=team, down=False))
-        safe *= 1.0 - _KNOCK_DOWN[_dice(blocker.get_st() + len(adjacent) - 1, carrier.get_st() + guards)]
+        safe *= 1.0 - _KNOCK_DOWN[block_dice(blocker.get_st() + len(adjacent) - 1, carrier.get_st() + guards)]
     best_blitz = 0.0
     for square in game.get_adjacent_squares(where, occupied=False):
         guards = len(game.get_adjacent_players(square, team=team, down=False)) - 1
@@ -142,7 +142,7 @@ def _danger_by_botbowls_queries(game, carrier) -> float:
                 continue
             reach = blitzer.get_ma() + 2 - (0 if blitzer.state.up else 3)
             if blitzer.position.distance(square) <= reach:
-                dice = _dice(blitzer.get_st() + len(adjacent), carrier.get_st() + guards)
+                dice = block_dice(blitzer.get_st() + len(adjacent), carrier.get_st() + guards)
                 best_blitz = max(best_blitz, _KNOCK_DOWN[dice] * 0.7 ** guards)
     return 1.0 - safe * (1.0 - best_blitz)
 

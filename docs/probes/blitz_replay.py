@@ -12,7 +12,6 @@ Game i (from 0) is seeded `seed + i` and played home when i is even, away when o
 """
 import argparse
 import json
-import time
 from collections import Counter
 from typing import List, Optional
 
@@ -21,8 +20,7 @@ from botbowl.core import ActionType
 
 from mcts_bot.core.nodes import describe_action
 from mcts_bot.harness.bots import make_bot
-from mcts_bot.harness.games import make_game
-from mcts_bot.harness.matches import play_to_the_end
+from mcts_bot.harness.matches import play_side
 
 # What starts another player action, or ends the turn: a blitz still open then ended without a block.
 NEXT_ACTION = frozenset({ActionType.START_MOVE, ActionType.START_BLOCK, ActionType.START_BLITZ,
@@ -86,14 +84,7 @@ def replay(bot: str, opponent: str, board: int, seed: int, games: int, iteration
     for i in range(games):
         side = "home" if i % 2 == 0 else "away"
         logged = BlitzLog(make_bot(bot, seed=seed + i, iterations=iterations), blitzes)
-        other = make_bot(opponent, seed=seed + i + 1)
-        home, away = (logged, other) if side == "home" else (other, logged)
-        game = make_game(board, home, away, seed=seed + i, game_id=f"g{seed + i}")
-        start = time.time()
-        crash = play_to_the_end(game)
-        ours = game.state.home_team if side == "home" else game.state.away_team
-        print(f"game {seed + i} {side}: {ours.state.score}-{game.get_opp_team(ours).state.score}, "
-              f"{time.time() - start:.0f} s{', crashed: ' + str(crash) if crash else ''}", flush=True)
+        print(play_side(logged, make_bot(opponent, seed=seed + i + 1), board, side, seed + i), flush=True)
         if out is not None:
             with open(out, "w") as f:
                 f.writelines(json.dumps(blitz) + "\n" for blitz in blitzes)

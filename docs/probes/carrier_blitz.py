@@ -15,7 +15,6 @@ Game i (from 0) is seeded `seed + i`; the opponent `seed + i + 1`.
 """
 import argparse
 import json
-import time
 from collections import Counter
 from typing import List, Optional
 
@@ -24,12 +23,9 @@ from botbowl.core import ActionType
 from botbowl.core.procedure import Turn
 
 from mcts_bot.harness.bots import make_bot
-from mcts_bot.harness.games import make_game
-from mcts_bot.harness.matches import play_to_the_end
+from mcts_bot.harness.matches import play_side
 from mcts_bot.knowledge import exposure, grod
 from mcts_bot.knowledge.grod import Board, GrodBot
-
-BLOCKS = (ActionType.BLOCK,)
 
 
 def _plan(plan: Optional[grod.Plan]) -> Optional[dict]:
@@ -90,7 +86,6 @@ class CarrierBlitzLog(GrodBot):
                      "blitz_used_on": None}
 
     def _record(self, game, action) -> None:
-        carrier = game.get_ball_carrier()
         if action.action_type == ActionType.START_BLITZ:
             self.open["blitz_used_on"] = "pending"
         if action.action_type == ActionType.BLOCK and action.position is not None:
@@ -119,14 +114,7 @@ def play(opponent: str, side: str, seed: int, games: int, out: Optional[str]) ->
     turns: List[dict] = []
     for i in range(games):
         logged = CarrierBlitzLog(turns, seed=seed + i)
-        other = make_bot(opponent, seed=seed + i + 1)
-        home, away = (logged, other) if side == "home" else (other, logged)
-        game = make_game(11, home, away, seed=seed + i, game_id=f"g{seed + i}")
-        start = time.time()
-        crash = play_to_the_end(game)
-        ours = game.state.home_team if side == "home" else game.state.away_team
-        print(f"game {seed + i} {side}: {ours.state.score}-{game.get_opp_team(ours).state.score}, "
-              f"{time.time() - start:.0f} s{', crashed: ' + str(crash) if crash else ''}", flush=True)
+        print(play_side(logged, make_bot(opponent, seed=seed + i + 1), 11, side, seed + i), flush=True)
         if out is not None:
             with open(out, "w") as f:
                 f.writelines(json.dumps(t) + "\n" for t in turns)

@@ -21,6 +21,7 @@ from botbowl.core import Action, ActionType
 from mcts_bot.harness.trace import guards
 from mcts_bot.knowledge import exposure, grod
 from mcts_bot.knowledge.grod import Board, GrodBot, Plan
+from mcts_bot.knowledge.heuristics import block_dice
 
 
 @contextmanager
@@ -321,17 +322,6 @@ class OwnFrameGrod(GrodBot):
 
 # -- their cage opened before the blitz: blocks on its guards and markers beside their carrier priced by
 #    the attack on him they improve
-def _dice(st_for: int, st_against: int) -> int:
-    """Block dice from the two strengths, as botbowl counts them (negative: the defender picks)."""
-    if st_for > 2 * st_against:
-        return 3
-    if st_for > st_against:
-        return 2
-    if st_for == st_against:
-        return 1
-    return -3 if st_for * 2 < st_against else -2
-
-
 def attack_dice(game: botbowl.Game, attacker: botbowl.Player, square: botbowl.Square, defender: botbowl.Player,
                 blitz: bool, down: Optional[botbowl.Player] = None, moved=None) -> int:
     """The dice of `attacker` blocking `defender` from `square`, as botbowl's `num_block_dice_at`
@@ -350,7 +340,7 @@ def attack_dice(game: botbowl.Game, attacker: botbowl.Player, square: botbowl.Sq
     assists = sum(1 for u in ours if at(u).distance(defender.position) == 1
                   and (u.has_skill(botbowl.Skill.GUARD) or not any(o.position.distance(at(u)) == 1 for o in theirs)))
     horns = 1 if blitz and attacker.has_skill(botbowl.Skill.HORNS) else 0
-    return _dice(attacker.get_st() + horns + assists, defender.get_st() + against)
+    return block_dice(attacker.get_st() + horns + assists, defender.get_st() + against)
 
 
 def _attack_value(board: Board, plan: Plan, carrier: botbowl.Player, down=None, moved=None) -> float:

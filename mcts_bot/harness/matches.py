@@ -141,6 +141,19 @@ def play_to_the_end(game: botbowl.Game) -> Optional[str]:
     return None
 
 
+def play_side(bot: botbowl.Agent, opponent: botbowl.Agent, board: int, side: str, seed: int) -> str:
+    """Play `bot` as `side` against `opponent` on a game seeded `seed` (its id `g<seed>`) to the end;
+    a line that says how it went (the score from `bot`'s side, the seconds, a crash's last line)."""
+    home, away = (bot, opponent) if side == "home" else (opponent, bot)
+    game = make_game(board, home, away, seed=seed, game_id=f"g{seed}")
+    start = time.time()
+    crash = play_to_the_end(game)
+    ours = game.state.home_team if side == "home" else game.state.away_team
+    crashed = f", crashed: {crash.strip().splitlines()[-1]}" if crash else ""
+    return f"game {seed} {side}: {ours.state.score}-{game.get_opp_team(ours).state.score}, " \
+           f"{time.time() - start:.0f} s{crashed}"
+
+
 def play_game(spec: GameSpec) -> dict:
     """Play the game and return its record (a JSON-ready dict); a crash is recorded, not raised."""
     mcts = CheckedAgent(MCTSBot("mcts", seconds=spec.seconds, iterations=spec.iterations,

@@ -165,7 +165,8 @@ def next_mover(game: botbowl.Game) -> Optional[botbowl.Team]:
     return game.state.receiving_this_drive
 
 
-def _dice(attack: int, defence: int) -> int:
+def block_dice(attack: int, defence: int) -> int:
+    """Block dice from the two strengths with assists, as botbowl counts them (negative: the defender picks)."""
     if attack > 2 * defence:
         return 3
     if attack > defence:
@@ -192,7 +193,7 @@ def carrier_danger(game: botbowl.Game, carrier: botbowl.Player) -> float:
     if adjacent:
         helpers = guards(where)
         for blocker in adjacent:
-            safe *= 1.0 - _KNOCK_DOWN[_dice(blocker.get_st() + len(adjacent) - 1, strength + helpers)]
+            safe *= 1.0 - _KNOCK_DOWN[block_dice(blocker.get_st() + len(adjacent) - 1, strength + helpers)]
     blitzers = [(p.position, p.get_ma() + 2 - (0 if p.state.up else 3), p.get_st() + len(adjacent))
                 for p in movers if p not in adjacent]
     best_blitz = 0.0
@@ -200,7 +201,7 @@ def carrier_danger(game: botbowl.Game, carrier: botbowl.Player) -> float:
         beside = guards(square) - 1  # the carrier is one
         for position, reach, attack in blitzers:
             if position.distance(square) <= reach:
-                best_blitz = max(best_blitz, _KNOCK_DOWN[_dice(attack, strength + beside)] * 0.7 ** beside)
+                best_blitz = max(best_blitz, _KNOCK_DOWN[block_dice(attack, strength + beside)] * 0.7 ** beside)
     return 1.0 - safe * (1.0 - best_blitz)
 
 
