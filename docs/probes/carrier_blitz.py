@@ -1,11 +1,11 @@
 """Probe: the turns that begin with the opponents' carrier in reach, and what the knowledge does in them
-(docs/bot-bowl-board.md, "The blitz on their carrier, counted").
+(docs/bot-bowl-board.md, "Their carrier in reach: the blitz counted, and the cage opened first").
 
 Plays the default's 11-player knowledge with no search (`GrodBot(exposure=True, own_frame=True)`)
 against a sparring partner and logs each of its turns that begins with the opponents' carrier standing
-and reachable by one of ours with no dice, or marked: the best blitz on him the knowledge priced at the
-turn's start (dice, chance to arrive, gain, turnover chance, score) against the plan it played first;
-whether he was blocked in the turn, and whether the ball came loose; where the turn's blitz went.
+and reachable by one of ours with no dice, or marked: the best block or blitz on him the knowledge priced
+at the turn's start (its dice, gain, turnover chance and score) and the plan it played first; whether he
+was blocked in the turn, whose ball it was at the turn's end, and where the turn's blitz went.
 One JSON line per such turn, the file rewritten as each game ends:
 
     .venv/bin/python docs/probes/carrier_blitz.py --opponent scripted --seed 13000 --games 50 --side home \\
