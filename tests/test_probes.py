@@ -45,7 +45,8 @@ def probes():
 @pytest.mark.parametrize("class_name", ["WeightsGrod", "LaneGrod", "SafeFirstGrod", "CageBreakGrod", "CornerCageGrod",
                                         "ExposureGrod", "ExposureCageGrod", "ReserveBlitzGrod",
                                         "UnguardedExposureGrod", "StrandedExposureGrod", "StrandedAllExposureGrod",
-                                        "SpreadKickGrod", "LineReceiveGrod", "OwnFrameGrod", "OpenCageGrod"])
+                                        "SpreadKickGrod", "LineReceiveGrod", "OwnFrameGrod", "OpenCageGrod",
+                                        "OpenCagePairGrod"])
 def test_each_probe_plays_a_legal_game_and_restores_grod(class_name, monkeypatch):
     monkeypatch.setenv("GROD_WEIGHTS", "TURNOVER_BASE=3")
     bot = legality_checked(load_agent_class(PROBES, class_name))(class_name, seed=1)
@@ -108,7 +109,7 @@ def test_the_open_cage_probe_counts_the_dice_a_guard_down_or_a_marker_beside_wou
                 == game.num_block_dice_at(blitzer, carrier, square, blitz=blitz)
     assert module.attack_dice(game, blitzer, front, carrier, True) == -2  # the guard assists him
     assert module.attack_dice(game, blitzer, front, carrier, True, down=guard) == 1
-    assert module.attack_dice(game, blitzer, front, carrier, True, moved=(marker, beside)) == 1
+    assert module.attack_dice(game, blitzer, front, carrier, True, moved={marker: beside}) == 1
     board = Board(game, game.active_team)
     shipped, _ = grod.candidate_plans(board)
     with module.patched({"price": module.open_cage_price}):
@@ -122,6 +123,34 @@ def test_the_open_cage_probe_counts_the_dice_a_guard_down_or_a_marker_beside_wou
     elsewhere = [(a.score, b.score) for a, b in zip(shipped, opened) if a.player is marker
                  and a.start == ActionType.START_MOVE and a.steps[-1][1].distance(carrier.position) > 1]
     assert elsewhere and all(a == b for a, b in elsewhere)
+
+
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_the_paired_open_cage_probe_sees_the_two_markers_a_guarded_carrier_needs(side):
+    module = probes()
+    # Their carrier at (10, 7), guards at (11, 6), (11, 8) and (8, 7); our blocker between the first
+    # two, beside the carrier at (11, 7), at 2 dice against. Two teammates who walk, with no dodge, to
+    # (10, 6) and (10, 8): each beside the carrier and one of those guards, whose assist against the
+    # block his tackle zone takes away.
+    game = arranged_position(11, side, ours={0: (11, 7), 1: (8, 4), 2: (8, 10)},
+                             theirs={0: (10, 7), 1: (11, 6), 2: (11, 8), 3: (8, 7)})
+    carrier = give_ball_to_opponent(game, 0)
+    blocker, marker, other = game.active_team.players[:3]
+    ahead = game.get_opp_endzone_x(game.active_team)
+    step = 1 if ahead == 1 else -1
+    north, south = (game.get_square(ahead + step * 10, y) for y in (6, 8))
+    here = blocker.position
+    assert module.attack_dice(game, blocker, here, carrier, False) == -2
+    assert module.attack_dice(game, blocker, here, carrier, False, moved={marker: north}) == -2  # one is not enough
+    assert module.attack_dice(game, blocker, here, carrier, False, moved={marker: north, other: south}) == 1
+
+    board = Board(game, game.active_team)
+    plans, _ = grod.candidate_plans(board)
+    block = [next(p for p in plans if p.player is blocker and p.start == ActionType.START_BLOCK
+                  and p.steps[-1][1] == carrier.position)]
+    now = module._attack_value(board, block[0], carrier)
+    assert module._attack_value(board, block[0], carrier, moved={marker: north}) == now
+    assert module._paired_marks(board, plans, block, carrier, marker, north) > now
 
 
 def test_the_corner_cage_probe_counts_corners_above_edges(monkeypatch):

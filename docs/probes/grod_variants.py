@@ -12,7 +12,7 @@ which since settles its ties in its own frame (`OwnFrameGrod`, `own_frame=True`)
 import os
 from contextlib import contextmanager
 from functools import partial
-from typing import Dict, Iterator, Optional
+from typing import Dict, Iterator, Optional, Tuple
 
 import botbowl
 import numpy as np
@@ -323,11 +323,12 @@ class OwnFrameGrod(GrodBot):
 # -- their cage opened before the blitz: blocks on its guards and markers beside their carrier priced by
 #    the attack on him they improve
 def attack_dice(game: botbowl.Game, attacker: botbowl.Player, square: botbowl.Square, defender: botbowl.Player,
-                blitz: bool, down: Optional[botbowl.Player] = None, moved=None) -> int:
+                blitz: bool, down: Optional[botbowl.Player] = None,
+                moved: Optional[Dict[botbowl.Player, botbowl.Square]] = None) -> int:
     """The dice of `attacker` blocking `defender` from `square`, as botbowl's `num_block_dice_at`
-    counts them, with `down` (an opponent) on the ground and `moved` (a teammate, a square) there."""
+    counts them, with `down` (an opponent) on the ground and the teammates in `moved` on their squares."""
     def at(p: botbowl.Player) -> botbowl.Square:
-        return moved[1] if moved is not None and p is moved[0] else p.position
+        return moved.get(p, p.position) if moved else p.position
 
     def stands(p: botbowl.Player) -> bool:
         return p is not down and p.can_assist()
@@ -345,10 +346,10 @@ def attack_dice(game: botbowl.Game, attacker: botbowl.Player, square: botbowl.Sq
 
 def _attack_value(board: Board, plan: Plan, carrier: botbowl.Player, down=None, moved=None) -> float:
     """`plan` (a block or blitz on their carrier) valued at the base turnover cost, as things stand or
-    with `down` on the ground or `moved` elsewhere."""
+    with `down` on the ground or the teammates in `moved` on their squares."""
     attacker = plan.player
     square = plan.steps[-2][1] if len(plan.steps) > 1 else attacker.position
-    if moved is not None and moved[1] == square:
+    if moved and (attacker in moved or square in moved.values()):
         return 0.0
     blitz = plan.start == ActionType.START_BLITZ
     now_gain, _ = grod.block_gain(board, attacker, carrier, square,
@@ -360,11 +361,12 @@ def _attack_value(board: Board, plan: Plan, carrier: botbowl.Player, down=None, 
     return max(0.0, p_move * gain - ((1.0 - p_move) + p_move * p_att) * grod.TURNOVER_BASE)
 
 
-def open_cage_price(plans, board: Board, opportunity=None) -> None:
+def open_cage_price(plans, board: Board, opportunity=None, pairs: bool = False) -> None:
     """The shipped prices, plus, for a block or blitz on a guard of their carrier (an opponent beside
     him), its chance to knock him down times what that adds to our best attack on the carrier this
     turn by another player (after a blitz, a block), and for a move beside the carrier its chance to
-    arrive times what that adds (his guards in its tackle zone give no assists)."""
+    arrive times what that adds (his guards in its tackle zone give no assists); with `pairs`, or
+    with one more teammate moved beside him as well (a cage of four needs two markers)."""
     _price(plans, board, opportunity)
     carrier = board.their_carrier
     if carrier is None or board.final_turn:
@@ -396,9 +398,31 @@ def open_cage_price(plans, board: Board, opportunity=None) -> None:
                 plan.score += p_down * (after - now)
         elif kind == ActionType.MOVE and plan.start == ActionType.START_MOVE \
                 and square.distance(carrier.position) == 1:
-            after = max((_attack_value(board, a, carrier, moved=(plan.player, square)) for a in others), default=0.0)
+            after = max((_attack_value(board, a, carrier, moved={plan.player: square}) for a in others), default=0.0)
+            if pairs:
+                after = max(after, _paired_marks(board, plans, attacks, carrier, plan.player, square))
             if after > now:
                 plan.score += (1.0 - plan.p_turnover) * (after - now)
+
+
+def _paired_marks(board: Board, plans, attacks, carrier: botbowl.Player, player: botbowl.Player,
+                  square: botbowl.Square) -> float:
+    """The best attack on the carrier once `player` stands on `square` and one more teammate has moved
+    beside the carrier too (the safest move there of each square), discounted by that move's risk."""
+    seconds: Dict[botbowl.Square, Tuple[float, botbowl.Player]] = {}
+    for plan in plans:
+        kind, there = plan.steps[-1] if plan.steps else (None, None)
+        if plan.start == ActionType.START_MOVE and kind == ActionType.MOVE and plan.player is not player \
+                and plan.player is not board.our_carrier and there != square \
+                and there.distance(carrier.position) == 1:
+            p = 1.0 - plan.p_turnover
+            if there not in seconds or p > seconds[there][0]:
+                seconds[there] = (p, plan.player)
+    best = 0.0
+    for there, (p, mate) in seconds.items():
+        moved = {player: square, mate: there}
+        best = max([best] + [p * _attack_value(board, a, carrier, moved=moved) for a in attacks])
+    return best
 
 
 class OpenCageGrod(OwnFrameGrod):
@@ -410,4 +434,16 @@ class OpenCageGrod(OwnFrameGrod):
 
     def act(self, game: botbowl.Game) -> Action:
         with patched({"price": open_cage_price}):
+            return super().act(game)
+
+
+class OpenCagePairGrod(OwnFrameGrod):
+    """`OpenCageGrod` whose moves beside their carrier also count the attack they open with a second
+    marker."""
+
+    def __init__(self, name: str = "grod-open-cage-pair", seed: Optional[int] = None):
+        super().__init__(name, seed)
+
+    def act(self, game: botbowl.Game) -> Action:
+        with patched({"price": partial(open_cage_price, pairs=True)}):
             return super().act(game)
