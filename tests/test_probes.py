@@ -146,11 +146,12 @@ def test_the_paired_open_cage_probe_sees_the_two_markers_a_guarded_carrier_needs
 
     board = Board(game, game.active_team)
     plans, _ = grod.candidate_plans(board)
-    block = [next(p for p in plans if p.player is blocker and p.start == ActionType.START_BLOCK
-                  and p.steps[-1][1] == carrier.position)]
+    block = [module.attack(board, next(p for p in plans if p.player is blocker and p.start == ActionType.START_BLOCK
+                                       and p.steps[-1][1] == carrier.position), carrier)]
     now = module._attack_value(board, block[0], carrier)
     assert module._attack_value(board, block[0], carrier, moved={marker: north}) == now
-    assert module._paired_marks(board, plans, block, carrier, marker, north) > now
+    beside = module._moves_beside(board, plans, carrier)
+    assert module._paired_marks(board, beside, block, carrier, marker, north) > now
 
 
 def test_the_corner_cage_probe_counts_corners_above_edges(monkeypatch):

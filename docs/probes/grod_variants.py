@@ -11,8 +11,9 @@ which since settles its ties in its own frame (`OwnFrameGrod`, `own_frame=True`)
 """
 import os
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import partial
-from typing import Dict, Iterator, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
 import botbowl
 import numpy as np
@@ -344,21 +345,34 @@ def attack_dice(game: botbowl.Game, attacker: botbowl.Player, square: botbowl.Sq
     return block_dice(attacker.get_st() + horns + assists, defender.get_st() + against)
 
 
-def _attack_value(board: Board, plan: Plan, carrier: botbowl.Player, down=None, moved=None) -> float:
-    """`plan` (a block or blitz on their carrier) valued at the base turnover cost, as things stand or
-    with `down` on the ground or the teammates in `moved` on their squares."""
-    attacker = plan.player
-    square = plan.steps[-2][1] if len(plan.steps) > 1 else attacker.position
-    if moved and (attacker in moved or square in moved.values()):
-        return 0.0
+@dataclass(frozen=True)
+class Attack:
+    """A block or blitz on their carrier: who, from which square, and its chance to get there (its path
+    and go-for-it, read back from the plan's priced gain)."""
+
+    player: botbowl.Player
+    square: botbowl.Square
+    blitz: bool
+    p_move: float
+
+
+def attack(board: Board, plan: Plan, carrier: botbowl.Player) -> Attack:
+    square = plan.steps[-2][1] if len(plan.steps) > 1 else plan.player.position
     blitz = plan.start == ActionType.START_BLITZ
-    now_gain, _ = grod.block_gain(board, attacker, carrier, square,
-                                  attack_dice(board.game, attacker, square, carrier, blitz))
-    gain, p_att = grod.block_gain(board, attacker, carrier, square,
-                                  attack_dice(board.game, attacker, square, carrier, blitz, down, moved))
-    # The plan's chance to arrive (its path and go-for-it), read back from its priced gain.
-    p_move = min(1.0, max(0.0, plan.gain / now_gain)) if blitz and now_gain > 0 else 1.0
-    return max(0.0, p_move * gain - ((1.0 - p_move) + p_move * p_att) * grod.TURNOVER_BASE)
+    gain, _ = grod.block_gain(board, plan.player, carrier, square,
+                              attack_dice(board.game, plan.player, square, carrier, blitz))
+    p_move = min(1.0, max(0.0, plan.gain / gain)) if blitz and gain > 0 else 1.0
+    return Attack(plan.player, square, blitz, p_move)
+
+
+def _attack_value(board: Board, a: Attack, carrier: botbowl.Player, down=None, moved=None) -> float:
+    """The attack valued at the base turnover cost, as things stand or with `down` on the ground or the
+    teammates in `moved` on their squares."""
+    if moved and (a.player in moved or a.square in moved.values()):
+        return 0.0
+    gain, p_att = grod.block_gain(board, a.player, carrier, a.square,
+                                  attack_dice(board.game, a.player, a.square, carrier, a.blitz, down, moved))
+    return max(0.0, a.p_move * gain - ((1.0 - a.p_move) + a.p_move * p_att) * grod.TURNOVER_BASE)
 
 
 def open_cage_price(plans, board: Board, opportunity=None, pairs: bool = False) -> None:
@@ -371,11 +385,12 @@ def open_cage_price(plans, board: Board, opportunity=None, pairs: bool = False) 
     carrier = board.their_carrier
     if carrier is None or board.final_turn:
         return
-    attacks = [p for p in plans if p.steps and p.steps[-1][0] == ActionType.BLOCK
+    attacks = [attack(board, p, carrier) for p in plans if p.steps and p.steps[-1][0] == ActionType.BLOCK
                and p.steps[-1][1] == carrier.position]
     if not attacks:
         return
     now = max(_attack_value(board, a, carrier) for a in attacks)
+    beside = _moves_beside(board, plans, carrier) if pairs else {}
     game = board.game
     for plan in plans:
         if not plan.steps or plan.player is board.our_carrier:
@@ -387,7 +402,7 @@ def open_cage_price(plans, board: Board, opportunity=None, pairs: bool = False) 
             if guard is None or guard is carrier or guard.position.distance(carrier.position) != 1:
                 continue
             if plan.start == ActionType.START_BLITZ:
-                others = [a for a in others if a.start != ActionType.START_BLITZ]
+                others = [a for a in others if not a.blitz]
             after = max((_attack_value(board, a, carrier, down=guard) for a in others), default=0.0)
             if after > now:
                 start = plan.steps[-2][1] if len(plan.steps) > 1 else plan.player.position
@@ -400,26 +415,34 @@ def open_cage_price(plans, board: Board, opportunity=None, pairs: bool = False) 
                 and square.distance(carrier.position) == 1:
             after = max((_attack_value(board, a, carrier, moved={plan.player: square}) for a in others), default=0.0)
             if pairs:
-                after = max(after, _paired_marks(board, plans, attacks, carrier, plan.player, square))
+                after = max(after, _paired_marks(board, beside, attacks, carrier, plan.player, square))
             if after > now:
                 plan.score += (1.0 - plan.p_turnover) * (after - now)
 
 
-def _paired_marks(board: Board, plans, attacks, carrier: botbowl.Player, player: botbowl.Player,
-                  square: botbowl.Square) -> float:
-    """The best attack on the carrier once `player` stands on `square` and one more teammate has moved
-    beside the carrier too (the safest move there of each square), discounted by that move's risk."""
-    seconds: Dict[botbowl.Square, Tuple[float, botbowl.Player]] = {}
+def _moves_beside(board: Board, plans, carrier: botbowl.Player) \
+        -> Dict[botbowl.Square, List[Tuple[float, botbowl.Player]]]:
+    """Each square beside the carrier that a teammate's move reaches: (chance to arrive, who), in plan order."""
+    beside: Dict[botbowl.Square, List[Tuple[float, botbowl.Player]]] = {}
     for plan in plans:
         kind, there = plan.steps[-1] if plan.steps else (None, None)
-        if plan.start == ActionType.START_MOVE and kind == ActionType.MOVE and plan.player is not player \
-                and plan.player is not board.our_carrier and there != square \
+        if plan.start == ActionType.START_MOVE and kind == ActionType.MOVE and plan.player is not board.our_carrier \
                 and there.distance(carrier.position) == 1:
-            p = 1.0 - plan.p_turnover
-            if there not in seconds or p > seconds[there][0]:
-                seconds[there] = (p, plan.player)
+            beside.setdefault(there, []).append((1.0 - plan.p_turnover, plan.player))
+    return beside
+
+
+def _paired_marks(board: Board, beside, attacks, carrier: botbowl.Player, player: botbowl.Player,
+                  square: botbowl.Square) -> float:
+    """The best attack on the carrier once `player` stands on `square` and one more teammate has moved
+    beside the carrier too (the safest move there of each square, from `_moves_beside`), discounted by
+    that move's risk."""
     best = 0.0
-    for there, (p, mate) in seconds.items():
+    for there, moves in beside.items():
+        others = [move for move in moves if move[1] is not player]
+        if there == square or not others:
+            continue
+        p, mate = max(others, key=lambda move: move[0])
         moved = {player: square, mate: there}
         best = max([best] + [p * _attack_value(board, a, carrier, moved=moved) for a in attacks])
     return best
