@@ -1,9 +1,12 @@
 """How exposed a carrier is: marked, reached with no dice, only with dice, or out of reach, on
 arranged 11-player positions whose answer is counted by hand."""
+import numpy as np
 import pytest
 
 from conftest import arranged_position
-from mcts_bot.knowledge.exposure import DICE, EXPOSURES, MARKED, NONE, OPEN, exposure, exposure_grid
+from mcts_bot.harness.games import random_position
+from mcts_bot.knowledge.exposure import (DICE, EXPOSURES, GFIS, MARKED, NONE, OPEN, STAND_UP, _spread, exposure,
+                                         exposure_grid, reach)
 
 CAGE = {1: (5, 6), 2: (7, 6), 5: (5, 8), 6: (7, 8)}  # the four corners around a carrier on (6, 7)
 
@@ -44,3 +47,66 @@ def test_the_grid_judges_each_square_as_if_the_carrier_moved_there(side):
     assert at(22, 7) == "exposed_dice"  # 8 squares to (21, 7): MA 7 and a GFI
     assert at(24, 7) == "exposed_none"  # 10 squares: beyond MA + 2
     assert (MARKED, OPEN, DICE, NONE) == (0, 1, 2, 3)
+
+
+def walked(start, steps, open_, stops):
+    """One walker's squares by a plain breadth-first search: the reference for `_spread`."""
+    height, width = open_.shape
+    reached, frontier = {start}, [start]
+    for _ in range(steps):
+        following = []
+        for x, y in frontier:
+            if stops is not None and stops[y, x]:
+                continue
+            for nx in (x - 1, x, x + 1):
+                for ny in (y - 1, y, y + 1):
+                    if 0 <= nx < width and 0 <= ny < height and open_[ny, nx] and (nx, ny) not in reached:
+                        reached.add((nx, ny))
+                        following.append((nx, ny))
+        frontier = following
+    return reached
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_one_search_for_all_walkers_reaches_what_each_walk_reaches(seed):
+    # Random pitches of 28 x 17 with walkers of different steps, some starting inside the stops.
+    rng = np.random.RandomState(seed)
+    open_ = rng.rand(17, 28) > 0.15
+    open_[[0, -1], :] = open_[:, [0, -1]] = False
+    stops = rng.rand(17, 28) > 0.7
+    starts = [(int(rng.randint(0, 10)), (int(rng.randint(1, 27)), int(rng.randint(1, 16)))) for _ in range(11)]
+    for start_stops in (None, stops):
+        expected = np.zeros_like(open_)
+        for steps, square in starts:
+            for x, y in walked(square, steps, open_, start_stops):
+                expected[y, x] = True
+        assert (_spread(starts, open_, start_stops) == expected).all()
+
+
+@pytest.mark.parametrize("steps", [60, 160, 260])
+def test_reach_on_played_positions_matches_each_opponents_own_walk(steps):
+    game = random_position(11, seed=steps, steps=steps)
+    for team in (game.state.home_team, game.state.away_team):
+        carrier = next(iter(game.get_players_on_pitch(team)), None)
+        free, dice, marks = reach(game, team, carrier)
+        board = game.state.pitch.board
+        open_ = np.array([[square is None or square is carrier for square in row] for row in board], dtype=bool)
+        open_[[0, -1], :] = open_[:, [0, -1]] = False
+        zones = np.zeros_like(open_)
+        for player in game.get_players_on_pitch(team):
+            if player is not carrier and player.has_tackle_zone():
+                for x, y in ((player.position.x + dx, player.position.y + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)):
+                    zones[y, x] = True
+        want_free, want_dice = np.zeros_like(open_), np.zeros_like(open_)
+        for player in game.get_players_on_pitch(game.get_opp_team(team)):
+            if player.state.stunned:
+                continue
+            start = (player.position.x, player.position.y)
+            moves = player.get_ma() - (0 if player.state.up else STAND_UP)
+            for x, y in walked(start, moves, open_, zones) if moves >= 0 else ():
+                want_free[y, x] = True
+            for x, y in walked(start, max(moves, 0) + GFIS, open_, None):
+                want_dice[y, x] = True
+        assert (free == want_free).all() and (dice == want_dice).all()
+        assert marks.sum() == sum(p.has_tackle_zone() and not p.state.stunned
+                                  for p in game.get_players_on_pitch(game.get_opp_team(team)))

@@ -39,6 +39,9 @@ def consistent(counts: dict) -> None:
         == sum(getattr(c, f"loose_after_{k}") for k in trace.EXPOSURES)
     assert c.sideline_ends <= c.turn_ends_with_ball
     assert c.blitzes_without_block <= c.blitzes and c.carrier_blocks <= c.blocks
+    assert sum(getattr(c, f"blocks_{k}") for k in trace.BLOCK_DICE) <= c.blocks
+    assert all(getattr(c, f"falls_{k}") <= getattr(c, f"blocks_{k}") for k in trace.BLOCK_DICE)
+    assert sum(getattr(c, f"falls_{k}") for k in trace.BLOCK_DICE) <= c.turnovers_knocked_down
     assert c.blitzes_turnover_before_block + c.blitzes_overruled_without_block <= c.blitzes_without_block
     assert c.overrules <= c.searches and c.start_searches <= c.searches and c.start_overrules <= c.overrules
     assert c.start_overrules <= c.start_searches and (c.overrules > 0 or c.overrule_gain == 0)
@@ -241,7 +244,30 @@ def test_a_re_rolled_blitz_on_the_carrier_that_knocks_the_blitzer_down():
     c = tracer.counts[team.team_id]
     assert (c.blitzes, c.blitzes_without_block, c.blocks, c.carrier_blocks, c.team_rerolls) == (1, 0, 1, 1, 1)
     assert (c.turnovers, c.turnovers_knocked_down) == (1, 1)
+    assert (c.blocks_dice_1, c.falls_dice_1) == (1, 1)  # one die: a block, not two
     assert tracer.counts[opponent.team_id].turns == 1  # the opponents' turn has begun
+
+
+@pytest.mark.parametrize("assists,kind", [(0, "dice_1"), (1, "dice_2_against")])
+def test_a_block_is_counted_by_its_dice_and_who_chose(assists, kind):
+    # Our blitzer (ST 3) blocks their lineman (ST 3), with no assist (one die, ours to choose) or with
+    # one for him (two dice, theirs to choose): they choose the attacker down, a turnover.
+    theirs = {3: (7, 3), 2: (5, 2)} if assists else {3: (7, 3)}
+    game = arranged_position(3, "home", ours={0: (6, 3)}, theirs=theirs)
+    team, opponent = game.active_team, game.get_opp_team(game.active_team)
+    team.state.rerolls = 0
+    assert abs(game.num_block_dice(team.players[0], opponent.players[3])) == assists + 1
+    tracer = trace.GameTracer(game)
+    with fixed_dice(block=[BBDieResult.ATTACKER_DOWN, BBDieResult.PUSH][:assists + 1]):
+        _play(game, tracer, Action(ActionType.START_BLOCK, player=team.players[0]))
+        _play(game, tracer, Action(ActionType.BLOCK, position=opponent.players[3].position))
+        _play(game, tracer, Action(ActionType.SELECT_ATTACKER_DOWN))
+    tracer.observe(game)
+    c = tracer.counts[team.team_id]
+    assert [getattr(c, f"blocks_{k}") for k in trace.BLOCK_DICE] == [k == kind for k in trace.BLOCK_DICE]
+    assert [getattr(c, f"falls_{k}") for k in trace.BLOCK_DICE] == [k == kind for k in trace.BLOCK_DICE]
+    assert (c.blocks, c.turnovers_knocked_down) == (1, 1)
+    assert not any(getattr(tracer.counts[opponent.team_id], f"blocks_{k}") for k in trace.BLOCK_DICE)
 
 
 def test_resume_plays_only_the_missing_games(tmp_path):

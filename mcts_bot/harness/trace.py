@@ -46,7 +46,9 @@ team's turn, and its end). The counts, one team's over one game (`Counts`):
 - team re-rolls used (REROLL_USED), skill re-rolls used (Dodge, Sure Feet, Sure Hands, Catch,
   Pass, or a successful Pro roll).
 - blocks (one per block, its re-rolled dice included), blocks of the opposing carrier (the
-  defender held the ball when the dice were rolled).
+  defender held the ball when the dice were rolled); blocks by their dice (3 or 2 for the blocker,
+  1, 2 or 3 against: how many dice were rolled, and which team chose among them) and, of each, those
+  that knocked the blocker down (both down without Block, or attacker down: a turnover).
 - turnovers (TURNOVER reports) by cause: the first failure of the team's current player action
   that ends it: a failed dodge, GFI or pick-up (after re-rolls), a pass or hand-off not caught by
   a teammate (dropped, fumbled, intercepted), the blocker knocked down by his own block; anything
@@ -98,6 +100,7 @@ ROLES = ("A", "B")  # the two bots of a matchup, in the order given
 TURNOVER_CAUSES = ("dodge", "gfi", "pickup", "ball", "knocked_down", "other")
 POSSESSION_ENDS = ("touchdown", "lost_their_turn", "lost_own_turn", "lost_pass", "half", "other")
 GUARDS = ("guards_0", "guards_1", "guards_2_plus")  # the carrier's guards at the end of a turn: 0, 1, 2+
+BLOCK_DICE = ("dice_3_for", "dice_2_for", "dice_1", "dice_2_against", "dice_3_against")  # a block's dice
 
 
 @dataclass
@@ -159,6 +162,16 @@ class Counts:
     skill_rerolls: int = 0
     blocks: int = 0
     carrier_blocks: int = 0
+    blocks_dice_3_for: int = 0  # blocks by BLOCK_DICE
+    blocks_dice_2_for: int = 0
+    blocks_dice_1: int = 0
+    blocks_dice_2_against: int = 0
+    blocks_dice_3_against: int = 0
+    falls_dice_3_for: int = 0  # of those, the blocker knocked down by his own block
+    falls_dice_2_for: int = 0
+    falls_dice_1: int = 0
+    falls_dice_2_against: int = 0
+    falls_dice_3_against: int = 0
     turnovers: int = 0
     turnovers_dodge: int = 0
     turnovers_gfi: int = 0
@@ -319,6 +332,8 @@ class GameTracer:
         self._cause: Optional[Tuple[str, Optional[int]]] = None  # of a turnover in this player action
         self._block: Optional[Tuple[str, str]] = None  # (attacker id, defender id) of this action's last block
         self._block_rolled = False  # its dice are rolled and not chosen yet: another roll is a re-roll
+        self._block_dice: Optional[Tuple[str, int]] = None  # (blocker's team, dice), until chosen: for whom
+        self._block_kind: Optional[str] = None  # its BLOCK_DICE, once chosen
         self._blitz: Optional[_Blitz] = None
         self.overruled: Dict[str, bool] = {}  # team id -> its search overruled in its current player action
         proc = game.get_current_turn_proc()
@@ -414,18 +429,21 @@ class GameTracer:
         elif kind in _ACTION_STARTS:
             self._end_action()
             self._cause = None
-            self._block, self._block_rolled = None, False
+            self._block, self._block_rolled, self._block_kind = None, False, None
             if kind is OutcomeType.BLITZ_ACTION_STARTED:
                 self.counts[_team_id(player)].blitzes += 1
                 self._blitz = _Blitz(_team_id(player), player.player_id)
         elif kind is OutcomeType.BLOCK_ROLL:
-            self._block_roll(player, report.opp_player)
+            self._block_roll(player, report.opp_player, report.rolls[0])
         elif kind is OutcomeType.ACTION_SELECT_DIE:
             self._block_rolled = False
+            self._block_chosen(report.team)
         elif kind is OutcomeType.KNOCKED_DOWN:
             if (report.opp_player is not None and self._block == (player.player_id, report.opp_player.player_id)
                     and self._is_turn_team(_team_id(player))):
                 self._set_cause("knocked_down")
+                if self._block_kind is not None:
+                    self.counts[_team_id(player)].bump(f"falls_{self._block_kind}")
             if self._holder is not None and self._holder[0] == player.player_id:
                 self._loose()
         elif kind in (OutcomeType.ACCURATE_PASS, OutcomeType.INACCURATE_PASS):
@@ -484,7 +502,7 @@ class GameTracer:
         if self._try is not None and self._try.failed:
             self._try.rerolled = True
 
-    def _block_roll(self, attacker, defender) -> None:
+    def _block_roll(self, attacker, defender, roll) -> None:
         pair = (attacker.player_id, defender.player_id)
         if not (self._block_rolled and self._block == pair):  # not the same block's re-rolled dice
             counts = self.counts[_team_id(attacker)]
@@ -495,9 +513,20 @@ class GameTracer:
                 if marks is not None and marks[0] == self._holder[1] and not self._end_blocked:
                     self.counts[marks[0]].bump(f"blocked_after_{marks[1][1]}")
                     self._end_blocked = True
+        if not self._block_rolled:
+            self._block_dice, self._block_kind = (_team_id(attacker), len(roll.dice)), None
         self._block, self._block_rolled = pair, True
         if self._blitz is not None and self._blitz.player_id == attacker.player_id:
             self._blitz.blocked = True
+
+    def _block_chosen(self, team) -> None:
+        """The block's dice are chosen by `team`: for the blocker if it is his."""
+        if self._block_dice is None or team is None:
+            return
+        (blocker_team, dice), self._block_dice = self._block_dice, None
+        self._block_kind = "dice_1" if dice == 1 else \
+            f"dice_{dice}_{'for' if team.team_id == blocker_team else 'against'}"
+        self.counts[blocker_team].bump(f"blocks_{self._block_kind}")
 
     def _turnover(self, report) -> None:
         self._end_action(turnover=True)
@@ -626,7 +655,7 @@ class GameTracer:
         self._turn = _Turn(team)
         self.counts[team].turns += 1
         self._cause, self._try, self._flight = None, None, None
-        self._block, self._block_rolled = None, False
+        self._block, self._block_rolled, self._block_kind = None, False, None
 
     def _measure_start(self, game: botbowl.Game, turn: _Turn) -> None:
         turn.measured = True
@@ -893,6 +922,21 @@ def _after(c: Counts, what: str, marks: Sequence[str]) -> str:
     return " / ".join(_share(getattr(c, f"{what}_{k}"), getattr(c, k)) for k in marks)
 
 
+def _block_dice(c: Counts) -> str:
+    """The blocks at each of BLOCK_DICE, as shares of all whose dice were seen chosen."""
+    total = sum(getattr(c, f"blocks_{k}") for k in BLOCK_DICE)
+    if not total:
+        return "-"
+    return " / ".join(f"{100 * getattr(c, f'blocks_{k}') / total:.0f}%" for k in BLOCK_DICE) + f" (n={total})"
+
+
+def _block_falls(c: Counts) -> str:
+    """The blockers knocked down at each of BLOCK_DICE, as shares of the blocks at those dice."""
+    if not any(getattr(c, f"blocks_{k}") for k in BLOCK_DICE):
+        return "-"
+    return " / ".join(_share(getattr(c, f"falls_{k}"), getattr(c, f"blocks_{k}")) for k in BLOCK_DICE)
+
+
 def _shares(c: Counts, marks: Sequence[str]) -> str:
     n = c.turn_ends_with_ball
     if not n:
@@ -935,6 +979,10 @@ ROWS = [
     ("Catches failed / tried", lambda c, g: _share(c.catches_failed, c.catches_tried)),
     ("Blocks", lambda c, g: _per_game(c.blocks, g)),
     ("Blocks of the opposing carrier", lambda c, g: _per_game(c.carrier_blocks, g)),
+    ("Blocks at 3 / 2 dice for, 1 die, 2 / 3 dice against",
+     lambda c, g: _block_dice(c)),
+    ("- the blocker knocked down by his own block (3 / 2 for, 1, 2 / 3 against)",
+     lambda c, g: _block_falls(c)),
     ("Blitzes", lambda c, g: _per_game(c.blitzes, g)),
     ("Blitzes without a block", lambda c, g: _share(c.blitzes_without_block, c.blitzes)),
     ("- ended by a turnover before the block", lambda c, g: _share(c.blitzes_turnover_before_block, c.blitzes_without_block)),

@@ -8,7 +8,7 @@ opponent's turn 44% of the time, one reachable only with dice 8% (docs/bot-bowl-
 """
 from __future__ import annotations
 
-from typing import Optional, Set, Tuple
+from typing import List, Optional, Tuple
 
 import botbowl
 import numpy as np
@@ -22,24 +22,32 @@ MARKED, OPEN, DICE, NONE = range(len(EXPOSURES))
 GFIS = 2  # go-for-its a player may add to his MA
 STAND_UP = 3  # squares of movement it costs to stand up
 
-Squares = Set[Tuple[int, int]]
-
-
-def _walk(start: Tuple[int, int], steps: int, blocked, zones: Optional[Squares], inside) -> Squares:
-    """The squares reached from `start` in at most `steps` steps through empty squares; with `zones`,
-    never leaving a square in them (that takes a dodge)."""
-    reached, frontier = {start}, [start]
-    for _ in range(steps):
-        following = []
-        for x, y in frontier:
-            if zones is not None and (x, y) in zones:
-                continue
-            for nx in (x - 1, x, x + 1):
-                for ny in (y - 1, y, y + 1):
-                    if (nx, ny) not in reached and inside(nx, ny) and not blocked(nx, ny):
-                        reached.add((nx, ny))
-                        following.append((nx, ny))
-        frontier = following
+def _spread(starts: List[Tuple[int, Tuple[int, int]]], open_: np.ndarray, stops: Optional[np.ndarray]) \
+        -> np.ndarray:
+    """The squares some walker reaches, as a boolean grid: each of `starts` is (steps, square), at
+    most `steps` steps through the squares `open_` allows; with `stops`, never leaving a square in
+    them (that takes a dodge). One breadth-first search for all walkers: one with fewer steps joins
+    the frontier later, so every square is expanded by whoever arrives with the most steps left."""
+    reached = np.zeros(open_.shape, dtype=bool)
+    if not starts:
+        return reached
+    most = max(steps for steps, _ in starts)
+    frontier = np.zeros_like(reached)
+    padded = np.zeros((open_.shape[0] + 2, open_.shape[1] + 2), dtype=bool)
+    height, width = open_.shape
+    for step in range(most + 1):
+        for steps, (x, y) in starts:
+            if most - steps == step:
+                frontier[y, x] = reached[y, x] = True
+        if step == most:
+            break
+        padded[1:-1, 1:-1] = frontier if stops is None else frontier & ~stops
+        beside = np.zeros_like(reached)
+        for dy in range(3):
+            for dx in range(3):
+                beside |= padded[dy:dy + height, dx:dx + width]
+        frontier = beside & open_ & ~reached
+        reached |= frontier
     return reached
 
 
@@ -55,22 +63,19 @@ def reach(game: botbowl.Game, team: botbowl.Team, carrier: Optional[botbowl.Play
     """Where `team`'s opponents can be in their next turn, as three boolean grids: the squares they
     reach with no dice, with dice, and those of their players exerting a tackle zone now; `carrier`,
     if given, taken off the pitch first."""
-    width, height = game.arena.width, game.arena.height
     board = game.state.pitch.board
-    skip = None if carrier is None else (carrier.position.x, carrier.position.y)
-    zones = {(p.position.x + dx, p.position.y + dy)
-             for p in game.get_players_on_pitch(team) if p is not carrier and p.has_tackle_zone()
-             for dx in (-1, 0, 1) for dy in (-1, 0, 1)}
-
-    def inside(x: int, y: int) -> bool:
-        return 0 < x < width - 1 and 0 < y < height - 1
-
-    def blocked(x: int, y: int) -> bool:
-        return board[y][x] is not None and (x, y) != skip
-
-    free = np.zeros((height, width), dtype=bool)
-    dice = np.zeros((height, width), dtype=bool)
+    height, width = len(board), len(board[0])
+    open_ = np.array([[square is None for square in row] for row in board], dtype=bool)
+    open_[[0, -1], :] = open_[:, [0, -1]] = False  # the out-of-bounds ring
+    zones = np.zeros((height, width), dtype=bool)
+    for player in game.get_players_on_pitch(team):
+        if player is not carrier and player.has_tackle_zone():
+            x, y = player.position.x, player.position.y
+            zones[max(y - 1, 0):y + 2, max(x - 1, 0):x + 2] = True
+    if carrier is not None:
+        open_[carrier.position.y, carrier.position.x] = True
     marks = np.zeros((height, width), dtype=bool)
+    walks, runs = [], []
     for player in game.get_opp_team(team).players:
         if player.position is None or player.state.stunned:
             continue
@@ -79,11 +84,9 @@ def reach(game: botbowl.Game, team: botbowl.Team, carrier: Optional[botbowl.Play
             marks[start[1], start[0]] = True
         moves = player.get_ma() - (0 if player.state.up else STAND_UP)
         if moves >= 0:
-            for x, y in _walk(start, moves, blocked, zones, inside):
-                free[y, x] = True
-        for x, y in _walk(start, max(moves, 0) + GFIS, blocked, None, inside):
-            dice[y, x] = True
-    return free, dice, marks
+            walks.append((moves, start))
+        runs.append((max(moves, 0) + GFIS, start))
+    return _spread(walks, open_, zones), _spread(runs, open_, None), marks
 
 
 def exposure_grid(game: botbowl.Game, team: botbowl.Team, carrier: Optional[botbowl.Player] = None,
