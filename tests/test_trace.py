@@ -42,6 +42,7 @@ def consistent(counts: dict) -> None:
     assert sum(getattr(c, f"blocks_{k}") for k in trace.BLOCK_DICE) <= c.blocks
     assert all(getattr(c, f"falls_{k}") <= getattr(c, f"blocks_{k}") for k in trace.BLOCK_DICE)
     assert sum(getattr(c, f"falls_{k}") for k in trace.BLOCK_DICE) <= c.turnovers_knocked_down
+    assert c.turnovers_in_turns <= c.turnovers
     assert c.blitzes_turnover_before_block + c.blitzes_overruled_without_block <= c.blitzes_without_block
     assert c.overrules <= c.searches and c.start_searches <= c.searches and c.start_overrules <= c.overrules
     assert c.start_overrules <= c.start_searches and (c.overrules > 0 or c.overrule_gain == 0)
@@ -251,9 +252,10 @@ def test_a_re_rolled_blitz_on_the_carrier_that_knocks_the_blitzer_down():
 @pytest.mark.parametrize("assists,kind", [(0, "dice_1"), (1, "dice_2_against")])
 def test_a_block_is_counted_by_its_dice_and_who_chose(assists, kind):
     # Our blitzer (ST 3) blocks their lineman (ST 3), with no assist (one die, ours to choose) or with
-    # one for him (two dice, theirs to choose): they choose the attacker down, a turnover.
+    # one for him (two dice, theirs to choose): they choose the attacker down, a turnover. Two of ours
+    # far from it have not acted yet.
     theirs = {3: (7, 3), 2: (5, 2)} if assists else {3: (7, 3)}
-    game = arranged_position(3, "home", ours={0: (6, 3)}, theirs=theirs)
+    game = arranged_position(3, "home", ours={0: (6, 3), 1: (10, 1), 3: (10, 5)}, theirs=theirs)
     team, opponent = game.active_team, game.get_opp_team(game.active_team)
     team.state.rerolls = 0
     assert abs(game.num_block_dice(team.players[0], opponent.players[3])) == assists + 1
@@ -267,6 +269,7 @@ def test_a_block_is_counted_by_its_dice_and_who_chose(assists, kind):
     assert [getattr(c, f"blocks_{k}") for k in trace.BLOCK_DICE] == [k == kind for k in trace.BLOCK_DICE]
     assert [getattr(c, f"falls_{k}") for k in trace.BLOCK_DICE] == [k == kind for k in trace.BLOCK_DICE]
     assert (c.blocks, c.turnovers_knocked_down) == (1, 1)
+    assert (c.turnovers_in_turns, c.players_left_at_turnovers) == (1, 2)  # the blocker was acting
     assert not any(getattr(tracer.counts[opponent.team_id], f"blocks_{k}") for k in trace.BLOCK_DICE)
 
 

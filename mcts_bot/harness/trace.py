@@ -52,7 +52,9 @@ team's turn, and its end). The counts, one team's over one game (`Counts`):
 - turnovers (TURNOVER reports) by cause: the first failure of the team's current player action
   that ends it: a failed dodge, GFI or pick-up (after re-rolls), a pass or hand-off not caught by
   a teammate (dropped, fumbled, intercepted), the blocker knocked down by his own block; anything
-  else (a fouler sent off, say) is "other".
+  else (a fouler sent off, say) is "other". And for the turnovers in a team's turn, the players it
+  still had to act: on the pitch, not yet used this turn, not stunned, not the one acting, at the
+  last decision before the turnover (safe actions first leaves few).
 - blitzes (BLITZ_ACTION_STARTED) and those without a block (no block dice rolled by the blitzer
   before his team's next action or the end of the turn), of which: those a turnover ended before
   the block (a failed dodge or GFI on the way, say), and of the rest those in which a bot searching
@@ -179,6 +181,8 @@ class Counts:
     turnovers_ball: int = 0
     turnovers_knocked_down: int = 0
     turnovers_other: int = 0
+    turnovers_in_turns: int = 0  # turnovers in one of the team's turns (not a kick-off's Blitz!)
+    players_left_at_turnovers: int = 0  # summed over those: its players still to act
     blitzes: int = 0
     blitzes_without_block: int = 0
     blitzes_turnover_before_block: int = 0  # of those without a block
@@ -335,6 +339,7 @@ class GameTracer:
         self._block_dice: Optional[Tuple[str, int]] = None  # (blocker's team, dice), until chosen: for whom
         self._block_kind: Optional[str] = None  # its BLOCK_DICE, once chosen
         self._blitz: Optional[_Blitz] = None
+        self._left: Optional[int] = None  # the turn team's players still to act, at the last decision
         self.overruled: Dict[str, bool] = {}  # team id -> its search overruled in its current player action
         proc = game.get_current_turn_proc()
         if proc is not None and not proc.blitz and not proc.quick_snap and not game.state.game_over:
@@ -361,6 +366,7 @@ class GameTracer:
                 self._finish_turn(turn, self._turn_end(game, turn), by_turnover=True)
         if self._turn is not None and not self._turn.measured:
             self._measure_start(game, self._turn)
+        self._left = None if self._turn is None else self._players_left(game, self._turn.team)
 
     def chosen(self, game: botbowl.Game, action: Optional[Action]) -> None:
         """What the deciding bot chose: a pass is tried, or the turn ends as the board stands."""
@@ -537,6 +543,9 @@ class GameTracer:
             cause = self._cause[0] if self._cause is not None else "other"
             counts.bump(f"turnovers_{cause}")
             counts.overruled_turnovers += self.overruled.get(report.team.team_id, False)
+            if self._left is not None and self._turn is not None and self._turn.team == report.team.team_id:
+                counts.turnovers_in_turns += 1
+                counts.players_left_at_turnovers += self._left
         self._cause = None
         turn, self._turn = self._turn, None
         if turn is None:
@@ -656,6 +665,11 @@ class GameTracer:
         self.counts[team].turns += 1
         self._cause, self._try, self._flight = None, None, None
         self._block, self._block_rolled, self._block_kind = None, False, None
+
+    def _players_left(self, game: botbowl.Game, team: str) -> int:
+        active = game.state.active_player
+        return sum(1 for player in game.get_players_on_pitch(self.teams[team])
+                   if not player.state.used and not player.state.stunned and player is not active)
 
     def _measure_start(self, game: botbowl.Game, turn: _Turn) -> None:
         turn.measured = True
@@ -1000,6 +1014,8 @@ ROWS = [
     ("- by a pass or hand-off not caught", lambda c, g: str(c.turnovers_ball)),
     ("- by the blocker knocked down", lambda c, g: str(c.turnovers_knocked_down)),
     ("- other", lambda c, g: str(c.turnovers_other)),
+    ("Players still to act at a turnover in its turn",
+     lambda c, g: _mean(c.players_left_at_turnovers, c.turnovers_in_turns, "turnovers")),
     ("Searched decisions: the priors' choice overruled", lambda c, g: _share(c.overrules, c.searches)),
     ("- at the start of a player action", lambda c, g: _share(c.start_overrules, c.start_searches)),
     ("Mean value gain of an overrule (the search's win chance)",

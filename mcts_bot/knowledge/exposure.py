@@ -28,13 +28,13 @@ def _spread(starts: List[Tuple[int, Tuple[int, int]]], open_: np.ndarray, stops:
     most `steps` steps through the squares `open_` allows; with `stops`, never leaving a square in
     them (that takes a dodge). One breadth-first search for all walkers: one with fewer steps joins
     the frontier later, so every square is expanded by whoever arrives with the most steps left."""
-    reached = np.zeros(open_.shape, dtype=bool)
+    height, width = open_.shape
+    reached = np.zeros((height, width), dtype=bool)
     if not starts:
         return reached
     most = max(steps for steps, _ in starts)
     frontier = np.zeros_like(reached)
-    padded = np.zeros((open_.shape[0] + 2, open_.shape[1] + 2), dtype=bool)
-    height, width = open_.shape
+    padded = np.zeros((height + 2, width + 2), dtype=bool)
     for step in range(most + 1):
         for steps, (x, y) in starts:
             if most - steps == step:
