@@ -356,8 +356,13 @@ class Attack:
     p_move: float
 
 
+def _block_square(plan: Plan) -> botbowl.Square:
+    """Where a block or blitz plan's player stands when he blocks: his last step's square, or where he is."""
+    return plan.steps[-2][1] if len(plan.steps) > 1 else plan.player.position
+
+
 def attack(board: Board, plan: Plan, carrier: botbowl.Player) -> Attack:
-    square = plan.steps[-2][1] if len(plan.steps) > 1 else plan.player.position
+    square = _block_square(plan)
     blitz = plan.start == ActionType.START_BLITZ
     gain, _ = grod.block_gain(board, plan.player, carrier, square,
                               attack_dice(board.game, plan.player, square, carrier, blitz))
@@ -405,8 +410,8 @@ def open_cage_price(plans, board: Board, opportunity=None, pairs: bool = False) 
                 others = [a for a in others if not a.blitz]
             after = max((_attack_value(board, a, carrier, down=guard) for a in others), default=0.0)
             if after > now:
-                start = plan.steps[-2][1] if len(plan.steps) > 1 else plan.player.position
-                dice = game.num_block_dice_at(plan.player, guard, start, blitz=plan.start == ActionType.START_BLITZ)
+                dice = game.num_block_dice_at(plan.player, guard, _block_square(plan),
+                                              blitz=plan.start == ActionType.START_BLITZ)
                 stumble_knocks = not guard.has_skill(botbowl.Skill.DODGE) or plan.player.has_skill(botbowl.Skill.TACKLE)
                 _, p_down = grod.block_odds(dice, plan.player.has_skill(botbowl.Skill.BLOCK),
                                             guard.has_skill(botbowl.Skill.BLOCK), stumble_knocks, False)
