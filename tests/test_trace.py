@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import botbowl
 import pytest
 from botbowl.core import Action, ActionType
-from botbowl.core.table import BBDieResult
+from botbowl.core.table import BBDieResult, Skill
 
 from conftest import arranged_position, fixed_dice, run_script, turn_position
 from mcts_bot.adapter import actions
@@ -43,6 +43,8 @@ def consistent(counts: dict) -> None:
     assert all(getattr(c, f"falls_{k}") <= getattr(c, f"blocks_{k}") for k in trace.BLOCK_DICE)
     assert sum(getattr(c, f"falls_{k}") for k in trace.BLOCK_DICE) <= c.turnovers_knocked_down
     assert c.turnovers_in_turns <= c.turnovers
+    assert c.falls_chosen + c.falls_forced <= c.blocks_dice_3_for + c.blocks_dice_2_for + c.blocks_dice_1
+    assert c.block_overrules <= c.block_searches <= c.searches and c.block_overrules <= c.overrules
     assert c.blitzes_turnover_before_block + c.blitzes_overruled_without_block <= c.blitzes_without_block
     assert c.overrules <= c.searches and c.start_searches <= c.searches and c.start_overrules <= c.overrules
     assert c.start_overrules <= c.start_searches and (c.overrules > 0 or c.overrule_gain == 0)
@@ -246,6 +248,7 @@ def test_a_re_rolled_blitz_on_the_carrier_that_knocks_the_blitzer_down():
     assert (c.blitzes, c.blitzes_without_block, c.blocks, c.carrier_blocks, c.team_rerolls) == (1, 0, 1, 1, 1)
     assert (c.turnovers, c.turnovers_knocked_down) == (1, 1)
     assert (c.blocks_dice_1, c.falls_dice_1) == (1, 1)  # one die: a block, not two
+    assert (c.block_rerolls_taken, c.block_rerolls_declined, c.falls_forced, c.falls_chosen) == (1, 0, 1, 0)
     assert tracer.counts[opponent.team_id].turns == 1  # the opponents' turn has begun
 
 
@@ -271,6 +274,30 @@ def test_a_block_is_counted_by_its_dice_and_who_chose(assists, kind):
     assert (c.blocks, c.turnovers_knocked_down) == (1, 1)
     assert (c.turnovers_in_turns, c.players_left_at_turnovers) == (1, 2)  # the blocker was acting
     assert not any(getattr(tracer.counts[opponent.team_id], f"blocks_{k}") for k in trace.BLOCK_DICE)
+
+
+@pytest.mark.parametrize("dice,fall", [
+    ([BBDieResult.BOTH_DOWN, BBDieResult.PUSH], "chosen"), ([BBDieResult.BOTH_DOWN, BBDieResult.ATTACKER_DOWN], "forced"),
+])
+def test_a_fall_at_two_dice_for_is_told_chosen_or_forced_and_the_re_roll_declined(dice, fall):
+    # Our lineman (no Block), with an assist, blocks theirs: two dice, ours to choose. With a re-roll
+    # left we keep the dice and choose both down: a fall with a push beside it, or among falls only.
+    game = arranged_position(3, "home", ours={3: (6, 3), 0: (8, 2)}, theirs={3: (7, 3)})
+    team, opponent = game.active_team, game.get_opp_team(game.active_team)
+    team.state.rerolls = 1
+    assert game.num_block_dice(team.players[3], opponent.players[3]) == 2
+    assert not team.players[3].has_skill(Skill.BLOCK)
+    tracer = trace.GameTracer(game)
+    with fixed_dice(block=dice):
+        _play(game, tracer, Action(ActionType.START_BLOCK, player=team.players[3]))
+        _play(game, tracer, Action(ActionType.BLOCK, position=opponent.players[3].position))
+        _play(game, tracer, Action(ActionType.DONT_USE_REROLL))
+        _play(game, tracer, Action(ActionType.SELECT_BOTH_DOWN))
+    tracer.observe(game)
+    c = tracer.counts[team.team_id]
+    assert (c.blocks_dice_2_for, c.falls_dice_2_for, c.turnovers_knocked_down) == (1, 1, 1)
+    assert (c.falls_chosen, c.falls_forced) == ((1, 0) if fall == "chosen" else (0, 1))
+    assert (c.block_rerolls_taken, c.block_rerolls_declined) == (0, fall == "forced")
 
 
 def test_resume_plays_only_the_missing_games(tmp_path):

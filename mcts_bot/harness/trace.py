@@ -48,7 +48,12 @@ team's turn, and its end). The counts, one team's over one game (`Counts`):
 - blocks (one per block, its re-rolled dice included), blocks of the opposing carrier (the
   defender held the ball when the dice were rolled); blocks by their dice (3 or 2 for the blocker,
   1, 2 or 3 against: how many dice were rolled, and which team chose among them) and, of each, those
-  that knocked the blocker down (both down without Block, or attacker down: a turnover).
+  that knocked the blocker down (both down without Block, or attacker down: a turnover). Of the
+  dice the blocker's own team chose among (at one die or more for him): the falls it chose with a
+  die that would have kept him up rolled beside it, and with none; its team re-rolls of dice that
+  were all falls, taken and declined (a re-roll offered: botbowl asks only while one can be used);
+  for a bot searching with priors, its searched decisions on those dice and re-rolls, and how many
+  overruled the priors.
 - turnovers (TURNOVER reports) by cause: the first failure of the team's current player action
   that ends it: a failed dodge, GFI or pick-up (after re-rolls), a pass or hand-off not caught by
   a teammate (dropped, fumbled, intercepted), the blocker knocked down by his own block; anything
@@ -84,8 +89,8 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import botbowl
 from botbowl.core import Action, ActionType
-from botbowl.core.procedure import Turn
-from botbowl.core.table import OutcomeType, Skill
+from botbowl.core.procedure import Block, Reroll, Turn
+from botbowl.core.table import BBDieResult, OutcomeType, Skill
 
 from mcts_bot.agent import GameTotals
 from mcts_bot.core.search import Budget
@@ -174,6 +179,13 @@ class Counts:
     falls_dice_1: int = 0
     falls_dice_2_against: int = 0
     falls_dice_3_against: int = 0
+    # The blocker's team choosing among its dice (a fall: both down without Block, attacker down):
+    falls_chosen: int = 0  # a fall chosen with a die that keeps the blocker up rolled
+    falls_forced: int = 0  # a fall chosen with every die rolled a fall
+    block_rerolls_taken: int = 0  # a team re-roll of dice that were all falls
+    block_rerolls_declined: int = 0  # offered for such dice, not taken
+    block_searches: int = 0  # a bot searching with priors, at a decision on its blocker's dice or their re-roll
+    block_overrules: int = 0  # of those, the priors' choice overruled
     turnovers: int = 0
     turnovers_dodge: int = 0
     turnovers_gfi: int = 0
@@ -227,6 +239,11 @@ _ROLL_CAUSES = {"dodges": "dodge", "gfis": "gfi", "pickups": "pickup"}
 _REROLL_REPORTS = {OutcomeType.REROLL_USED, OutcomeType.SKILL_USED, OutcomeType.SUCCESSFUL_PRO,
                    OutcomeType.FAILED_PRO, OutcomeType.SUCCESSFUL_LONER, OutcomeType.FAILED_LONER}
 _REROLL_SKILLS = {Skill.DODGE, Skill.SURE_FEET, Skill.SURE_HANDS, Skill.CATCH, Skill.PASS}
+_DIE_CHOICES = {
+    ActionType.SELECT_ATTACKER_DOWN: BBDieResult.ATTACKER_DOWN, ActionType.SELECT_BOTH_DOWN: BBDieResult.BOTH_DOWN,
+    ActionType.SELECT_PUSH: BBDieResult.PUSH, ActionType.SELECT_DEFENDER_STUMBLES: BBDieResult.DEFENDER_STUMBLES,
+    ActionType.SELECT_DEFENDER_DOWN: BBDieResult.DEFENDER_DOWN,
+}
 _ACTION_STARTS = {OutcomeType.MOVE_ACTION_STARTED, OutcomeType.BLOCK_ACTION_STARTED,
                   OutcomeType.BLITZ_ACTION_STARTED, OutcomeType.PASS_ACTION_STARTED,
                   OutcomeType.FOUL_ACTION_STARTED, OutcomeType.HANDOFF_ACTION_STARTED}
@@ -267,6 +284,26 @@ def free_receivers(game: botbowl.Game, ball_carrier) -> int:
     return sum(1 for player in game.get_players_on_pitch(team, up=True)
                if player is not ball_carrier and game.num_tackle_zones_in(player) == 0
                and distance_to_endzone(game, team, player.position.x) <= player.get_ma() + 2)
+
+
+def knocks_blocker_down(block: Block, face: BBDieResult) -> bool:
+    """The die knocks the blocker down (a turnover): attacker down, or both down without Block."""
+    return face == BBDieResult.ATTACKER_DOWN or (face == BBDieResult.BOTH_DOWN
+                                                 and not block.attacker.has_skill(Skill.BLOCK))
+
+
+def blockers_choice(game: botbowl.Game) -> Optional[Block]:
+    """The block whose rolled dice the blocker's team is deciding on now (a die, or their re-roll)."""
+    proc = game.get_procedure()
+    if isinstance(proc, Reroll) and isinstance(proc.context, Block):
+        block = proc.context
+    elif isinstance(proc, Block):
+        block = proc
+    else:
+        return None
+    if block.roll is None or block.favor is None or block.favor != block.attacker.team:
+        return None
+    return block
 
 
 @dataclass
@@ -372,6 +409,9 @@ class GameTracer:
         """What the deciding bot chose: a pass is tried, or the turn ends as the board stands."""
         if action is None:
             return
+        block = blockers_choice(game)
+        if block is not None:
+            self._block_choice(block, action)
         if action.action_type == ActionType.PASS and game.state.active_player is not None:
             team = _team_id(game.state.active_player)
             self.counts[team].passes_tried += 1
@@ -381,6 +421,19 @@ class GameTracer:
             if isinstance(proc, Turn) and not proc.blitz and not proc.quick_snap \
                     and proc.team.team_id == self._turn.team:
                 self._end_turn = (self._turn, self._turn_end(game, self._turn))
+
+    def _block_choice(self, block: Block, action: Action) -> None:
+        """The blocker's team chose a die of its block, or whether to re-roll them."""
+        counts = self.counts[_team_id(block.attacker)]
+        faces = [die.get_value() for die in block.roll.dice]
+        all_falls = not any(not knocks_blocker_down(block, face) for face in faces)
+        face = _DIE_CHOICES.get(action.action_type)
+        if face is not None and knocks_blocker_down(block, face):
+            counts.bump("falls_forced" if all_falls else "falls_chosen")
+        elif all_falls and action.action_type == ActionType.USE_REROLL:
+            counts.block_rerolls_taken += 1
+        elif all_falls and action.action_type == ActionType.DONT_USE_REROLL:
+            counts.block_rerolls_declined += 1
 
     def finish(self, game: botbowl.Game) -> None:
         """Read the last reports (call when the game is over)."""
@@ -740,20 +793,21 @@ class TracedAgent(botbowl.Agent):
         tracer = self._tracer_of()
         tracer.observe(game)
         at_start = isinstance(game.get_procedure(), Turn)
+        at_block = blockers_choice(game) is not None
         action = self.bot.act(game)
         if action is not None:
             tracer.counts[self._team_id].illegal_actions += refused_by_botbowl(game, action)
         tracer.chosen(game, action)
         if at_start:
             tracer.overruled[self._team_id] = False
-        if self._count_search(tracer.counts[self._team_id], at_start):
+        if self._count_search(tracer.counts[self._team_id], at_start, at_block):
             tracer.counts[self._team_id].overruled_actions += not tracer.overruled.get(self._team_id, False)
             tracer.overruled[self._team_id] = True
             if not at_start:
                 tracer.overruled_in_blitz(self._team_id)
         return action
 
-    def _count_search(self, counts: Counts, at_start: bool) -> bool:
+    def _count_search(self, counts: Counts, at_start: bool, at_block: bool) -> bool:
         """The decision's search, if the bot searched it with priors: overruled or not, and by how
         much. True if it overruled."""
         root, choice = getattr(self.bot, "last_root", None), getattr(self.bot, "last_choice", None)
@@ -764,6 +818,8 @@ class TracedAgent(botbowl.Agent):
         counts.overrules += overruled
         counts.start_searches += at_start
         counts.start_overrules += overruled and at_start
+        counts.block_searches += at_block
+        counts.block_overrules += overruled and at_block
         if overruled:
             counts.overrule_gain += choice.value - root.children[0].value
         return overruled
@@ -997,6 +1053,12 @@ ROWS = [
      lambda c, g: _block_dice(c)),
     ("- the blocker knocked down by his own block (3 / 2 for, 1, 2 / 3 against)",
      lambda c, g: _block_falls(c)),
+    ("- by its team's choice of die: with one rolled keeping him up / with none",
+     lambda c, g: f"{c.falls_chosen} / {c.falls_forced}"),
+    ("Team re-rolls of block dice that were all falls: taken / declined",
+     lambda c, g: f"{c.block_rerolls_taken} / {c.block_rerolls_declined}"),
+    ("Searched decisions on the blocker's dice or their re-roll: the priors' choice overruled",
+     lambda c, g: _share(c.block_overrules, c.block_searches)),
     ("Blitzes", lambda c, g: _per_game(c.blitzes, g)),
     ("Blitzes without a block", lambda c, g: _share(c.blitzes_without_block, c.blitzes)),
     ("- ended by a turnover before the block", lambda c, g: _share(c.blitzes_turnover_before_block, c.blitzes_without_block)),
