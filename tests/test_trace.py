@@ -44,6 +44,9 @@ def consistent(counts: dict) -> None:
     assert sum(getattr(c, f"falls_{k}") for k in trace.BLOCK_DICE) <= c.turnovers_knocked_down
     assert c.turnovers_in_turns <= c.turnovers
     assert c.falls_chosen + c.falls_forced <= c.blocks_dice_3_for + c.blocks_dice_2_for + c.blocks_dice_1
+    assert sum(getattr(c, f"team_rerolls_{k}") for k in trace.REROLLED) == c.team_rerolls
+    assert c.blocks_chosen_without_reroll <= c.blocks_chosen
+    assert c.weak_blocks_overruled <= sum(getattr(c, f"weak_blocks_{k}") for k in trace.WEAK_BLOCKS)
     assert c.block_overrules <= c.block_searches <= c.searches and c.block_overrules <= c.overrules
     assert c.blitzes_turnover_before_block + c.blitzes_overruled_without_block <= c.blitzes_without_block
     assert c.overrules <= c.searches and c.start_searches <= c.searches and c.start_overrules <= c.overrules
@@ -187,6 +190,7 @@ def test_a_re_rolled_dodge_is_one_try_and_the_turn_is_measured_at_its_end():
     tracer.observe(game)
     c = tracer.counts[team]
     assert (c.dodges_tried, c.dodges_failed, c.team_rerolls, c.turnovers) == (1, 0, 1, 0)
+    assert [getattr(c, f"team_rerolls_{k}") for k in trace.REROLLED] == [0, 1, 0, 0, 0, 0]  # on the dodge
     # One column nearer the endzone, in row 4 of 5 (the sideline), no teammate beside him.
     assert (c.kept_turns, c.squares_gained, c.kept_turns_no_gain) == (1, 1, 0)
     assert (c.turn_ends_with_ball, c.sideline_ends, c.guards_0) == (1, 1, 1)
@@ -249,6 +253,9 @@ def test_a_re_rolled_blitz_on_the_carrier_that_knocks_the_blitzer_down():
     assert (c.turnovers, c.turnovers_knocked_down) == (1, 1)
     assert (c.blocks_dice_1, c.falls_dice_1) == (1, 1)  # one die: a block, not two
     assert (c.block_rerolls_taken, c.block_rerolls_declined, c.falls_forced, c.falls_chosen) == (1, 0, 1, 0)
+    assert [getattr(c, f"team_rerolls_{k}") for k in trace.REROLLED] == [1, 0, 0, 0, 0, 0]  # on the block dice
+    assert (c.blocks_chosen, c.blocks_chosen_without_reroll) == (1, 0)
+    assert [getattr(c, f"weak_blocks_{k}") for k in trace.WEAK_BLOCKS] == [1, 0, 0, 0]  # one die on their carrier
     assert tracer.counts[opponent.team_id].turns == 1  # the opponents' turn has begun
 
 
@@ -273,6 +280,8 @@ def test_a_block_is_counted_by_its_dice_and_who_chose(assists, kind):
     assert [getattr(c, f"falls_{k}") for k in trace.BLOCK_DICE] == [k == kind for k in trace.BLOCK_DICE]
     assert (c.blocks, c.turnovers_knocked_down) == (1, 1)
     assert (c.turnovers_in_turns, c.players_left_at_turnovers) == (1, 2)  # the blocker was acting
+    assert [getattr(c, f"weak_blocks_{k}") for k in trace.WEAK_BLOCKS] == [0, 0, 0, 1]  # no ball near, turn 1
+    assert (c.blocks_chosen, c.blocks_chosen_without_reroll) == (1, 1)  # no re-roll left
     assert not any(getattr(tracer.counts[opponent.team_id], f"blocks_{k}") for k in trace.BLOCK_DICE)
 
 
@@ -298,6 +307,33 @@ def test_a_fall_at_two_dice_for_is_told_chosen_or_forced_and_the_re_roll_decline
     assert (c.blocks_dice_2_for, c.falls_dice_2_for, c.turnovers_knocked_down) == (1, 1, 1)
     assert (c.falls_chosen, c.falls_forced) == ((1, 0) if fall == "chosen" else (0, 1))
     assert (c.block_rerolls_taken, c.block_rerolls_declined) == (0, fall == "forced")
+    assert not any(getattr(c, f"weak_blocks_{k}") for k in trace.WEAK_BLOCKS)  # two dice for: not weak
+    assert (c.blocks_chosen, c.blocks_chosen_without_reroll) == (1, 0)
+
+
+@pytest.mark.parametrize("why,overruled", [("freeing", False), ("last_turn", True)])
+def test_a_block_at_one_die_is_told_by_what_could_make_it_worth_it(why, overruled):
+    # Our lineman blocks theirs at one die (an assist each); beside the defender stands our carrier, or
+    # (no carrier) it is the half's last turn for both teams. The search overrules its priors at the
+    # block's start and at the die (a push), or nowhere.
+    game = arranged_position(3, "home", ours={3: (6, 3), 0: (8, 4)}, theirs={3: (7, 3), 2: (5, 2)},
+                             carrier=0 if why == "freeing" else None)
+    team, opponent = game.active_team, game.get_opp_team(game.active_team)
+    team.state.rerolls = 0
+    if why == "last_turn":
+        team.state.turn = opponent.state.turn = game.config.rounds
+    assert game.num_block_dice(team.players[3], opponent.players[3]) == 1
+    tracer = trace.GameTracer(game)
+    bot = trace.TracedAgent(_Searcher([(Action(ActionType.START_BLOCK, player=team.players[3]), overruled),
+                                       (Action(ActionType.BLOCK, position=opponent.players[3].position), False),
+                                       (Action(ActionType.SELECT_PUSH), overruled)]), lambda: tracer)
+    bot.new_game(game, team)
+    with fixed_dice(block=[BBDieResult.PUSH]):
+        for _ in range(3):
+            actions.advance(game, bot.act(game))
+    c = tracer.counts[team.team_id]
+    assert [getattr(c, f"weak_blocks_{k}") for k in trace.WEAK_BLOCKS] == [k == why for k in trace.WEAK_BLOCKS]
+    assert (c.weak_blocks_overruled, c.block_searches, c.block_overrules) == (overruled, 1, overruled)
 
 
 def test_resume_plays_only_the_missing_games(tmp_path):

@@ -43,7 +43,8 @@ team's turn, and its end). The counts, one team's over one game (`Counts`):
   completed (the same).
 - catches, dodges, pick-ups and GFIs tried and failed: one try is one roll and its re-roll, if any;
   it failed if its last roll failed.
-- team re-rolls used (REROLL_USED), skill re-rolls used (Dodge, Sure Feet, Sure Hands, Catch,
+- team re-rolls used (REROLL_USED), by what they re-rolled (block dice, a failed dodge, GFI,
+  pick-up or catch, other: a pass, say), skill re-rolls used (Dodge, Sure Feet, Sure Hands, Catch,
   Pass, or a successful Pro roll).
 - blocks (one per block, its re-rolled dice included), blocks of the opposing carrier (the
   defender held the ball when the dice were rolled); blocks by their dice (3 or 2 for the blocker,
@@ -53,7 +54,10 @@ team's turn, and its end). The counts, one team's over one game (`Counts`):
   die that would have kept him up rolled beside it, and with none; its team re-rolls of dice that
   were all falls, taken and declined (a re-roll offered: botbowl asks only while one can be used);
   for a bot searching with priors, its searched decisions on those dice and re-rolls, and how many
-  overruled the priors.
+  overruled the priors. The blocks a team chose (BLOCK actions), and those with no team re-roll it
+  could use (none left, or one used this turn). The blocks a team chose (the BLOCK action) at one die or dice against, by
+  what could make one worth it (`weak_block`: on their carrier, beside our carrier, in the half's
+  last turn, other), and those chosen in a player action in which its search overruled its priors.
 - turnovers (TURNOVER reports) by cause: the first failure of the team's current player action
   that ends it: a failed dodge, GFI or pick-up (after re-rolls), a pass or hand-off not caught by
   a teammate (dropped, fumbled, intercepted), the blocker knocked down by his own block; anything
@@ -107,6 +111,8 @@ ROLES = ("A", "B")  # the two bots of a matchup, in the order given
 TURNOVER_CAUSES = ("dodge", "gfi", "pickup", "ball", "knocked_down", "other")
 POSSESSION_ENDS = ("touchdown", "lost_their_turn", "lost_own_turn", "lost_pass", "half", "other")
 GUARDS = ("guards_0", "guards_1", "guards_2_plus")  # the carrier's guards at the end of a turn: 0, 1, 2+
+REROLLED = ("blocks", "dodges", "gfis", "pickups", "catches", "other")  # what a team re-roll was used on
+WEAK_BLOCKS = ("carrier", "freeing", "last_turn", "other")  # why a block at one die or dice against
 BLOCK_DICE = ("dice_3_for", "dice_2_for", "dice_1", "dice_2_against", "dice_3_against")  # a block's dice
 
 
@@ -166,6 +172,12 @@ class Counts:
     gfis_tried: int = 0
     gfis_failed: int = 0
     team_rerolls: int = 0
+    team_rerolls_blocks: int = 0  # of those, on block dice, a failed dodge, GFI, pick-up, catch, other
+    team_rerolls_dodges: int = 0
+    team_rerolls_gfis: int = 0
+    team_rerolls_pickups: int = 0
+    team_rerolls_catches: int = 0
+    team_rerolls_other: int = 0
     skill_rerolls: int = 0
     blocks: int = 0
     carrier_blocks: int = 0
@@ -184,6 +196,15 @@ class Counts:
     falls_forced: int = 0  # a fall chosen with every die rolled a fall
     block_rerolls_taken: int = 0  # a team re-roll of dice that were all falls
     block_rerolls_declined: int = 0  # offered for such dice, not taken
+    blocks_chosen: int = 0  # BLOCK actions chosen (a blitz's, too)
+    blocks_chosen_without_reroll: int = 0  # of those, with no team re-roll to use (none left, or used this turn)
+    # Blocks chosen at one die or dice against (grod blocks so only when `worth_blocking` says so), by
+    # the first that applies: on their carrier, beside our carrier, in the half's last turn, other.
+    weak_blocks_carrier: int = 0
+    weak_blocks_freeing: int = 0
+    weak_blocks_last_turn: int = 0
+    weak_blocks_other: int = 0
+    weak_blocks_overruled: int = 0  # of all those, in a player action in which the search overruled its priors
     block_searches: int = 0  # a bot searching with priors, at a decision on its blocker's dice or their re-roll
     block_overrules: int = 0  # of those, the priors' choice overruled
     turnovers: int = 0
@@ -292,6 +313,41 @@ def knocks_blocker_down(block: Block, face: BBDieResult) -> bool:
                                                  and not block.attacker.has_skill(Skill.BLOCK))
 
 
+def _offered_dice(game: botbowl.Game, action: Action) -> Optional[int]:
+    """The dice botbowl offers a block at (a blitz's path ends beside the defender), if it says."""
+    for choice in game.state.available_actions:
+        if choice.action_type == action.action_type and choice.block_dice:
+            for square, dice in zip(choice.positions, choice.block_dice):
+                if square == action.position:
+                    return dice
+    return None
+
+
+def weak_block(game: botbowl.Game, action: Action) -> Optional[str]:
+    """For a block at one die or dice against, what could make it worth it (the first that applies):
+    "carrier" (the defender holds the ball), "freeing" (he stands beside our carrier), "last_turn"
+    (nothing follows in the half), or "other"; None for any other action or block."""
+    attacker = game.state.active_player
+    defender = game.get_player_at(action.position) if action.position is not None else None
+    if attacker is None or defender is None:
+        return None
+    dice = _offered_dice(game, action)
+    if dice is None and attacker.position.distance(defender.position) == 1:
+        dice = game.num_block_dice(attacker, defender)
+    if dice is None or dice >= 2:
+        return None
+    held = carrier(game)
+    if held is defender:
+        return "carrier"
+    if held is not None and held is not attacker and held.team == attacker.team \
+            and held.position.distance(defender.position) == 1:
+        return "freeing"
+    rounds, team = game.config.rounds, attacker.team
+    if team.state.turn >= rounds and game.get_opp_team(team).state.turn >= rounds:
+        return "last_turn"
+    return "other"
+
+
 def blockers_choice(game: botbowl.Game) -> Optional[Block]:
     """The block whose rolled dice the blocker's team is deciding on now (a die, or their re-roll)."""
     proc = game.get_procedure()
@@ -378,6 +434,7 @@ class GameTracer:
         self._blitz: Optional[_Blitz] = None
         self._left: Optional[int] = None  # the turn team's players still to act, at the last decision
         self.overruled: Dict[str, bool] = {}  # team id -> its search overruled in its current player action
+        self.weak_block: Optional[str] = None  # the last decision chose a weak block: why (`weak_block`)
         proc = game.get_current_turn_proc()
         if proc is not None and not proc.blitz and not proc.quick_snap and not game.state.game_over:
             self._start_turn(proc.team.team_id)
@@ -406,12 +463,22 @@ class GameTracer:
         self._left = None if self._turn is None else self._players_left(game, self._turn.team)
 
     def chosen(self, game: botbowl.Game, action: Optional[Action]) -> None:
-        """What the deciding bot chose: a pass is tried, or the turn ends as the board stands."""
+        """What the deciding bot chose: a pass is tried, a block at poor dice or a fall chosen, a block's
+        dice re-rolled or not, or the turn ends as the board stands."""
+        self.weak_block = None
         if action is None:
             return
         block = blockers_choice(game)
         if block is not None:
             self._block_choice(block, action)
+        if action.action_type == ActionType.BLOCK and game.state.active_player is not None:
+            team = game.state.active_player.team
+            counts = self.counts[team.team_id]
+            counts.blocks_chosen += 1
+            counts.blocks_chosen_without_reroll += not game.can_use_reroll(team)
+            self.weak_block = weak_block(game, action)
+            if self.weak_block is not None:
+                counts.bump(f"weak_blocks_{self.weak_block}")
         if action.action_type == ActionType.PASS and game.state.active_player is not None:
             team = _team_id(game.state.active_player)
             self.counts[team].passes_tried += 1
@@ -553,7 +620,12 @@ class GameTracer:
     def _reroll(self, report) -> None:
         kind = report.outcome_type
         if kind is OutcomeType.REROLL_USED:
-            self.counts[report.team.team_id].team_rerolls += 1
+            counts = self.counts[report.team.team_id]
+            counts.team_rerolls += 1
+            if self._try is not None and self._try.failed:
+                counts.bump(f"team_rerolls_{self._try.kind}")
+            else:
+                counts.bump("team_rerolls_blocks" if self._block_rolled else "team_rerolls_other")
         elif (kind is OutcomeType.SKILL_USED and report.skill in _REROLL_SKILLS) or kind is OutcomeType.SUCCESSFUL_PRO:
             self.counts[_team_id(report.player)].skill_rerolls += 1
         else:
@@ -805,6 +877,8 @@ class TracedAgent(botbowl.Agent):
             tracer.overruled[self._team_id] = True
             if not at_start:
                 tracer.overruled_in_blitz(self._team_id)
+        if tracer.weak_block is not None and tracer.overruled.get(self._team_id, False):
+            tracer.counts[self._team_id].weak_blocks_overruled += 1
         return action
 
     def _count_search(self, counts: Counts, at_start: bool, at_block: bool) -> bool:
@@ -1057,6 +1131,10 @@ ROWS = [
      lambda c, g: f"{c.falls_chosen} / {c.falls_forced}"),
     ("Team re-rolls of block dice that were all falls: taken / declined",
      lambda c, g: f"{c.block_rerolls_taken} / {c.block_rerolls_declined}"),
+    ("Blocks chosen with no team re-roll to use", lambda c, g: _share(c.blocks_chosen_without_reroll, c.blocks_chosen)),
+    ("Blocks chosen at one die or dice against: on their carrier / beside ours / last turn / other",
+     lambda c, g: " / ".join(str(getattr(c, f"weak_blocks_{k}")) for k in WEAK_BLOCKS)),
+    ("- in a player action whose priors the search overruled", lambda c, g: str(c.weak_blocks_overruled)),
     ("Searched decisions on the blocker's dice or their re-roll: the priors' choice overruled",
      lambda c, g: _share(c.block_overrules, c.block_searches)),
     ("Blitzes", lambda c, g: _per_game(c.blitzes, g)),
@@ -1068,6 +1146,8 @@ ROWS = [
     ("Pick-ups failed / tried", lambda c, g: _share(c.pickups_failed, c.pickups_tried)),
     ("GFIs failed / tried", lambda c, g: _share(c.gfis_failed, c.gfis_tried)),
     ("Team re-rolls used", lambda c, g: _per_game(c.team_rerolls, g)),
+    ("- on block dice / a dodge / a GFI / a pick-up / a catch / other",
+     lambda c, g: " / ".join(str(getattr(c, f"team_rerolls_{k}")) for k in REROLLED)),
     ("Skill re-rolls used", lambda c, g: _per_game(c.skill_rerolls, g)),
     ("Turnovers", lambda c, g: _per_game(c.turnovers, g)),
     ("- by a failed dodge", lambda c, g: str(c.turnovers_dodge)),
