@@ -25,6 +25,7 @@ from typing import List, Optional
 
 import botbowl
 from botbowl.core import Action, ActionType, PlayerActionType
+from botbowl.core.table import BBDieResult
 
 EXCLUDED_TYPES = frozenset({ActionType.PLACE_PLAYER, ActionType.END_SETUP, ActionType.UNDO})
 FORMATION_TYPES = frozenset(t for t in ActionType if t.name.startswith("SETUP_FORMATION_"))
@@ -195,6 +196,13 @@ def same_action(a: Action, b: Action) -> bool:
         return False
     return a.position is None or (a.position.x == b.position.x and a.position.y == b.position.y)
 
+
+# The block die each of botbowl's die choices selects.
+SELECT_DIE = {
+    ActionType.SELECT_ATTACKER_DOWN: BBDieResult.ATTACKER_DOWN, ActionType.SELECT_BOTH_DOWN: BBDieResult.BOTH_DOWN,
+    ActionType.SELECT_PUSH: BBDieResult.PUSH, ActionType.SELECT_DEFENDER_STUMBLES: BBDieResult.DEFENDER_STUMBLES,
+    ActionType.SELECT_DEFENDER_DOWN: BBDieResult.DEFENDER_DOWN,
+}
 
 # The order botbowl itself uses when a clock runs out: what ends the turn or the decision soonest.
 _SAFE_ORDER = (ActionType.END_TURN, ActionType.END_PLAYER_TURN, ActionType.SELECT_NONE, ActionType.HEADS,

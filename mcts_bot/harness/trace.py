@@ -54,10 +54,10 @@ team's turn, and its end). The counts, one team's over one game (`Counts`):
   die that would have kept him up rolled beside it, and with none; its team re-rolls of dice that
   were all falls, taken and declined (a re-roll offered: botbowl asks only while one can be used);
   for a bot searching with priors, its searched decisions on those dice and re-rolls, and how many
-  overruled the priors. The blocks a team chose (BLOCK actions), and those with no team re-roll it
-  could use (none left, or one used this turn). The blocks a team chose (the BLOCK action) at one die or dice against, by
-  what could make one worth it (`weak_block`: on their carrier, beside our carrier, in the half's
-  last turn, other), and those chosen in a player action in which its search overruled its priors.
+  overruled the priors. The blocks a team chose (BLOCK actions), those with no team re-roll it
+  could use (none left, or one used this turn), and those at one die or dice against by what could
+  make one worth it (`weak_block`: on their carrier, beside our carrier, in the half's last turn,
+  other), and of these the ones chosen in a player action in which its search overruled its priors.
 - turnovers (TURNOVER reports) by cause: the first failure of the team's current player action
   that ends it: a failed dodge, GFI or pick-up (after re-rolls), a pass or hand-off not caught by
   a teammate (dropped, fumbled, intercepted), the blocker knocked down by his own block; anything
@@ -96,6 +96,7 @@ from botbowl.core import Action, ActionType
 from botbowl.core.procedure import Block, Reroll, Turn
 from botbowl.core.table import BBDieResult, OutcomeType, Skill
 
+from mcts_bot.adapter.actions import SELECT_DIE
 from mcts_bot.agent import GameTotals
 from mcts_bot.core.search import Budget
 from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of, with_models
@@ -260,11 +261,6 @@ _ROLL_CAUSES = {"dodges": "dodge", "gfis": "gfi", "pickups": "pickup"}
 _REROLL_REPORTS = {OutcomeType.REROLL_USED, OutcomeType.SKILL_USED, OutcomeType.SUCCESSFUL_PRO,
                    OutcomeType.FAILED_PRO, OutcomeType.SUCCESSFUL_LONER, OutcomeType.FAILED_LONER}
 _REROLL_SKILLS = {Skill.DODGE, Skill.SURE_FEET, Skill.SURE_HANDS, Skill.CATCH, Skill.PASS}
-_DIE_CHOICES = {
-    ActionType.SELECT_ATTACKER_DOWN: BBDieResult.ATTACKER_DOWN, ActionType.SELECT_BOTH_DOWN: BBDieResult.BOTH_DOWN,
-    ActionType.SELECT_PUSH: BBDieResult.PUSH, ActionType.SELECT_DEFENDER_STUMBLES: BBDieResult.DEFENDER_STUMBLES,
-    ActionType.SELECT_DEFENDER_DOWN: BBDieResult.DEFENDER_DOWN,
-}
 _ACTION_STARTS = {OutcomeType.MOVE_ACTION_STARTED, OutcomeType.BLOCK_ACTION_STARTED,
                   OutcomeType.BLITZ_ACTION_STARTED, OutcomeType.PASS_ACTION_STARTED,
                   OutcomeType.FOUL_ACTION_STARTED, OutcomeType.HANDOFF_ACTION_STARTED}
@@ -493,8 +489,8 @@ class GameTracer:
         """The blocker's team chose a die of its block, or whether to re-roll them."""
         counts = self.counts[_team_id(block.attacker)]
         faces = [die.get_value() for die in block.roll.dice]
-        all_falls = not any(not knocks_blocker_down(block, face) for face in faces)
-        face = _DIE_CHOICES.get(action.action_type)
+        all_falls = all(knocks_blocker_down(block, face) for face in faces)
+        face = SELECT_DIE.get(action.action_type)
         if face is not None and knocks_blocker_down(block, face):
             counts.bump("falls_forced" if all_falls else "falls_chosen")
         elif all_falls and action.action_type == ActionType.USE_REROLL:

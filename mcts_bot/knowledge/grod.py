@@ -59,7 +59,7 @@ from botbowl.core.procedure import (
 )
 from botbowl.core.table import BBDieResult, PassDistance, Rules, WeatherType
 
-from mcts_bot.adapter.actions import is_available, safe_action
+from mcts_bot.adapter.actions import SELECT_DIE, is_available, safe_action
 from mcts_bot.knowledge import exposure
 from mcts_bot.logs import log_failure_once
 
@@ -951,13 +951,6 @@ def _choices(game: botbowl.Game) -> Dict[ActionType, botbowl.ActionChoice]:
     return choices
 
 
-_DIE_ACTIONS = {
-    ActionType.SELECT_ATTACKER_DOWN: BBDieResult.ATTACKER_DOWN, ActionType.SELECT_BOTH_DOWN: BBDieResult.BOTH_DOWN,
-    ActionType.SELECT_PUSH: BBDieResult.PUSH, ActionType.SELECT_DEFENDER_STUMBLES: BBDieResult.DEFENDER_STUMBLES,
-    ActionType.SELECT_DEFENDER_DOWN: BBDieResult.DEFENDER_DOWN,
-}
-
-
 def die_value(game: botbowl.Game, block: Block, die: BBDieResult) -> float:
     """A block die's worth to the attacker: its own fall is a turnover and, with the ball, worse."""
     attacker, defender = block.attacker, block.defender
@@ -975,11 +968,11 @@ def die_value(game: botbowl.Game, block: Block, die: BBDieResult) -> float:
 
 
 def _select_die(game: botbowl.Game, block: Block, team: botbowl.Team) -> Optional[Action]:
-    options = [t for t in _choices(game) if t in _DIE_ACTIONS]
+    options = [t for t in _choices(game) if t in SELECT_DIE]
     if not options:
         return None
     sign = 1.0 if block.attacker.team == team else -1.0
-    return Action(max(options, key=lambda t: (sign * die_value(game, block, _DIE_ACTIONS[t]), -t.value)))
+    return Action(max(options, key=lambda t: (sign * die_value(game, block, SELECT_DIE[t]), -t.value)))
 
 
 def _reroll(game: botbowl.Game, proc: Reroll, team: botbowl.Team) -> Action:

@@ -18,10 +18,9 @@ import numpy as np
 from botbowl.core import Action, ActionType, PlayerActionType
 from botbowl.core.procedure import Block
 
-from mcts_bot.adapter.actions import same_action
+from mcts_bot.adapter.actions import SELECT_DIE, same_action
 from mcts_bot.knowledge.passing import handoff_success, pass_success
 from mcts_bot.knowledge.scripted import (
-    SELECT_DIE,
     Board,
     block_value,
     die_value,

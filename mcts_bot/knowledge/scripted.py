@@ -39,7 +39,7 @@ from botbowl.core.procedure import (
 )
 from botbowl.core.table import BBDieResult
 
-from mcts_bot.adapter.actions import is_available, safe_action
+from mcts_bot.adapter.actions import SELECT_DIE, is_available, safe_action
 from mcts_bot.knowledge.passing import pass_success
 from mcts_bot.knowledge.tackle_zones import TackleZones
 from mcts_bot.logs import log_failure_once
@@ -519,11 +519,6 @@ def _continue_action(game: botbowl.Game, player: botbowl.Player) -> Action:
 
 
 _DIE_VALUE = {BBDieResult.DEFENDER_DOWN: 4.0, BBDieResult.PUSH: 2.0, BBDieResult.ATTACKER_DOWN: -2.0}
-SELECT_DIE = {
-    ActionType.SELECT_ATTACKER_DOWN: BBDieResult.ATTACKER_DOWN, ActionType.SELECT_BOTH_DOWN: BBDieResult.BOTH_DOWN,
-    ActionType.SELECT_PUSH: BBDieResult.PUSH, ActionType.SELECT_DEFENDER_STUMBLES: BBDieResult.DEFENDER_STUMBLES,
-    ActionType.SELECT_DEFENDER_DOWN: BBDieResult.DEFENDER_DOWN,
-}
 
 
 def die_value(block: Block, die: BBDieResult, carrier) -> float:
