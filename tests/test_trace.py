@@ -155,6 +155,14 @@ def _play(game, tracer, action):
     actions.advance(game, action)
 
 
+def _block(game, tracer, start, attacker, defender, *choices):
+    """`attacker` starts a block or blitz and blocks `defender`; then the dice decisions, as given."""
+    _play(game, tracer, Action(start, player=attacker))
+    _play(game, tracer, Action(ActionType.BLOCK, position=defender.position))
+    for choice in choices:
+        _play(game, tracer, Action(choice))
+
+
 def _square(game, ahead, y):
     endzone = game.get_opp_endzone_x(game.active_team)
     return game.get_square(endzone + (ahead if endzone == 1 else -ahead), y)
@@ -243,10 +251,8 @@ def test_a_re_rolled_blitz_on_the_carrier_that_knocks_the_blitzer_down():
     tracer = trace.GameTracer(game)
     assert tracer.counts[opponent.team_id].possessions == 0  # held before the tracer started
     with fixed_dice(block=[BBDieResult.ATTACKER_DOWN, BBDieResult.ATTACKER_DOWN]):  # re-rolled to no avail
-        _play(game, tracer, Action(ActionType.START_BLITZ, player=team.players[0]))
-        _play(game, tracer, Action(ActionType.BLOCK, position=opponent.players[3].position))
-        _play(game, tracer, Action(ActionType.USE_REROLL))
-        _play(game, tracer, Action(ActionType.SELECT_ATTACKER_DOWN))
+        _block(game, tracer, ActionType.START_BLITZ, team.players[0], opponent.players[3],
+               ActionType.USE_REROLL, ActionType.SELECT_ATTACKER_DOWN)
     tracer.observe(game)
     c = tracer.counts[team.team_id]
     assert (c.blitzes, c.blitzes_without_block, c.blocks, c.carrier_blocks, c.team_rerolls) == (1, 0, 1, 1, 1)
@@ -271,9 +277,8 @@ def test_a_block_is_counted_by_its_dice_and_who_chose(assists, kind):
     assert abs(game.num_block_dice(team.players[0], opponent.players[3])) == assists + 1
     tracer = trace.GameTracer(game)
     with fixed_dice(block=[BBDieResult.ATTACKER_DOWN, BBDieResult.PUSH][:assists + 1]):
-        _play(game, tracer, Action(ActionType.START_BLOCK, player=team.players[0]))
-        _play(game, tracer, Action(ActionType.BLOCK, position=opponent.players[3].position))
-        _play(game, tracer, Action(ActionType.SELECT_ATTACKER_DOWN))
+        _block(game, tracer, ActionType.START_BLOCK, team.players[0], opponent.players[3],
+               ActionType.SELECT_ATTACKER_DOWN)
     tracer.observe(game)
     c = tracer.counts[team.team_id]
     assert [getattr(c, f"blocks_{k}") for k in trace.BLOCK_DICE] == [k == kind for k in trace.BLOCK_DICE]
@@ -298,10 +303,8 @@ def test_a_fall_at_two_dice_for_is_told_chosen_or_forced_and_the_re_roll_decline
     assert not team.players[3].has_skill(Skill.BLOCK)
     tracer = trace.GameTracer(game)
     with fixed_dice(block=dice):
-        _play(game, tracer, Action(ActionType.START_BLOCK, player=team.players[3]))
-        _play(game, tracer, Action(ActionType.BLOCK, position=opponent.players[3].position))
-        _play(game, tracer, Action(ActionType.DONT_USE_REROLL))
-        _play(game, tracer, Action(ActionType.SELECT_BOTH_DOWN))
+        _block(game, tracer, ActionType.START_BLOCK, team.players[3], opponent.players[3],
+               ActionType.DONT_USE_REROLL, ActionType.SELECT_BOTH_DOWN)
     tracer.observe(game)
     c = tracer.counts[team.team_id]
     assert (c.blocks_dice_2_for, c.falls_dice_2_for, c.turnovers_knocked_down) == (1, 1, 1)
