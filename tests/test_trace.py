@@ -46,6 +46,7 @@ def consistent(counts: dict) -> None:
     assert c.falls_chosen + c.falls_forced <= c.blocks_dice_3_for + c.blocks_dice_2_for + c.blocks_dice_1
     assert sum(getattr(c, f"team_rerolls_{k}") for k in trace.REROLLED) == c.team_rerolls
     assert c.blocks_chosen_without_reroll <= c.blocks_chosen
+    assert c.weak_blocks_without_reroll <= sum(getattr(c, f"weak_blocks_{k}") for k in trace.WEAK_BLOCKS)
     assert c.weak_blocks_overruled <= sum(getattr(c, f"weak_blocks_{k}") for k in trace.WEAK_BLOCKS)
     assert c.block_overrules <= c.block_searches <= c.searches and c.block_overrules <= c.overrules
     assert c.blitzes_turnover_before_block + c.blitzes_overruled_without_block <= c.blitzes_without_block
@@ -262,6 +263,7 @@ def test_a_re_rolled_blitz_on_the_carrier_that_knocks_the_blitzer_down():
     assert [getattr(c, f"team_rerolls_{k}") for k in trace.REROLLED] == [1, 0, 0, 0, 0, 0]  # on the block dice
     assert (c.blocks_chosen, c.blocks_chosen_without_reroll) == (1, 0)
     assert [getattr(c, f"weak_blocks_{k}") for k in trace.WEAK_BLOCKS] == [1, 0, 0, 0]  # one die on their carrier
+    assert c.weak_blocks_without_reroll == 0  # the re-roll was still there
     assert tracer.counts[opponent.team_id].turns == 1  # the opponents' turn has begun
 
 
@@ -286,6 +288,7 @@ def test_a_block_is_counted_by_its_dice_and_who_chose(assists, kind):
     assert (c.blocks, c.turnovers_knocked_down) == (1, 1)
     assert (c.turnovers_in_turns, c.players_left_at_turnovers) == (1, 2)  # the blocker was acting
     assert [getattr(c, f"weak_blocks_{k}") for k in trace.WEAK_BLOCKS] == [0, 0, 0, 1]  # no ball near, turn 1
+    assert c.weak_blocks_without_reroll == 1
     assert (c.blocks_chosen, c.blocks_chosen_without_reroll) == (1, 1)  # no re-roll left
     assert not any(getattr(tracer.counts[opponent.team_id], f"blocks_{k}") for k in trace.BLOCK_DICE)
 

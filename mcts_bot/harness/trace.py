@@ -57,7 +57,8 @@ team's turn, and its end). The counts, one team's over one game (`Counts`):
   overruled the priors. The blocks a team chose (BLOCK actions), those with no team re-roll it
   could use (none left, or one used this turn), and those at one die or dice against by what could
   make one worth it (`weak_block`: on their carrier, beside our carrier, in the half's last turn,
-  other), and of these the ones chosen in a player action in which its search overruled its priors.
+  other), and of these the ones chosen in a player action in which its search overruled its priors
+  and the ones with no team re-roll to use.
 - turnovers (TURNOVER reports) by cause: the first failure of the team's current player action
   that ends it: a failed dodge, GFI or pick-up (after re-rolls), a pass or hand-off not caught by
   a teammate (dropped, fumbled, intercepted), the blocker knocked down by his own block; anything
@@ -206,6 +207,7 @@ class Counts:
     weak_blocks_last_turn: int = 0
     weak_blocks_other: int = 0
     weak_blocks_overruled: int = 0  # of all those, in a player action in which the search overruled its priors
+    weak_blocks_without_reroll: int = 0  # of all those, with no team re-roll to use
     block_searches: int = 0  # a bot searching with priors, at a decision on its blocker's dice or their re-roll
     block_overrules: int = 0  # of those, the priors' choice overruled
     turnovers: int = 0
@@ -475,6 +477,7 @@ class GameTracer:
             self.weak_block = weak_block(game, action)
             if self.weak_block is not None:
                 counts.bump(f"weak_blocks_{self.weak_block}")
+                counts.weak_blocks_without_reroll += not game.can_use_reroll(team)
         if action.action_type == ActionType.PASS and game.state.active_player is not None:
             team = _team_id(game.state.active_player)
             self.counts[team].passes_tried += 1
@@ -1131,6 +1134,7 @@ ROWS = [
     ("Blocks chosen at one die or dice against: on their carrier / beside ours / last turn / other",
      lambda c, g: " / ".join(str(getattr(c, f"weak_blocks_{k}")) for k in WEAK_BLOCKS)),
     ("- in a player action whose priors the search overruled", lambda c, g: str(c.weak_blocks_overruled)),
+    ("- with no team re-roll to use", lambda c, g: str(c.weak_blocks_without_reroll)),
     ("Searched decisions on the blocker's dice or their re-roll: the priors' choice overruled",
      lambda c, g: _share(c.block_overrules, c.block_searches)),
     ("Blitzes", lambda c, g: _per_game(c.blitzes, g)),
