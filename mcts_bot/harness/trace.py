@@ -106,6 +106,7 @@ from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.harness.matches import SIDES, play_to_the_end, refused_by_botbowl
 from mcts_bot.harness.records import play_missing
 from mcts_bot.knowledge.exposure import EXPOSURES, exposure
+from mcts_bot.knowledge.grod import is_final_turn
 
 RESULTS_FILE = "traces.jsonl"
 TABLE_FILE = "trace.md"
@@ -340,8 +341,7 @@ def weak_block(game: botbowl.Game, action: Action) -> Optional[str]:
     if held is not None and held is not attacker and held.team == attacker.team \
             and held.position.distance(defender.position) == 1:
         return "freeing"
-    rounds, team = game.config.rounds, attacker.team
-    if team.state.turn >= rounds and game.get_opp_team(team).state.turn >= rounds:
+    if is_final_turn(game, attacker.team):
         return "last_turn"
     return "other"
 
@@ -432,7 +432,6 @@ class GameTracer:
         self._blitz: Optional[_Blitz] = None
         self._left: Optional[int] = None  # the turn team's players still to act, at the last decision
         self.overruled: Dict[str, bool] = {}  # team id -> its search overruled in its current player action
-        self.weak_block: Optional[str] = None  # the last decision chose a weak block: why (`weak_block`)
         proc = game.get_current_turn_proc()
         if proc is not None and not proc.blitz and not proc.quick_snap and not game.state.game_over:
             self._start_turn(proc.team.team_id)
@@ -463,7 +462,6 @@ class GameTracer:
     def chosen(self, game: botbowl.Game, action: Optional[Action]) -> None:
         """What the deciding bot chose: a pass is tried, a block at poor dice or a fall chosen, a block's
         dice re-rolled or not, or the turn ends as the board stands."""
-        self.weak_block = None
         if action is None:
             return
         block = blockers_choice(game)
@@ -472,12 +470,14 @@ class GameTracer:
         if action.action_type == ActionType.BLOCK and game.state.active_player is not None:
             team = game.state.active_player.team
             counts = self.counts[team.team_id]
+            no_reroll = not game.can_use_reroll(team)
             counts.blocks_chosen += 1
-            counts.blocks_chosen_without_reroll += not game.can_use_reroll(team)
-            self.weak_block = weak_block(game, action)
-            if self.weak_block is not None:
-                counts.bump(f"weak_blocks_{self.weak_block}")
-                counts.weak_blocks_without_reroll += not game.can_use_reroll(team)
+            counts.blocks_chosen_without_reroll += no_reroll
+            why = weak_block(game, action)
+            if why is not None:
+                counts.bump(f"weak_blocks_{why}")
+                counts.weak_blocks_without_reroll += no_reroll
+                counts.weak_blocks_overruled += self.overruled.get(team.team_id, False)
         if action.action_type == ActionType.PASS and game.state.active_player is not None:
             team = _team_id(game.state.active_player)
             self.counts[team].passes_tried += 1
@@ -868,7 +868,6 @@ class TracedAgent(botbowl.Agent):
         action = self.bot.act(game)
         if action is not None:
             tracer.counts[self._team_id].illegal_actions += refused_by_botbowl(game, action)
-        tracer.chosen(game, action)
         if at_start:
             tracer.overruled[self._team_id] = False
         if self._count_search(tracer.counts[self._team_id], at_start, at_block):
@@ -876,8 +875,7 @@ class TracedAgent(botbowl.Agent):
             tracer.overruled[self._team_id] = True
             if not at_start:
                 tracer.overruled_in_blitz(self._team_id)
-        if tracer.weak_block is not None and tracer.overruled.get(self._team_id, False):
-            tracer.counts[self._team_id].weak_blocks_overruled += 1
+        tracer.chosen(game, action)  # after the overrule is known: a weak block in an overruled action
         return action
 
     def _count_search(self, counts: Counts, at_start: bool, at_block: bool) -> bool:

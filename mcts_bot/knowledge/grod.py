@@ -172,6 +172,12 @@ class Plan:
 
 
 # ------------------------------------------------------------------------------------------ the board
+def is_final_turn(game: botbowl.Game, team: botbowl.Team) -> bool:
+    """Nothing follows `team`'s turn in this half: only touchdowns (and hurting opponents) still count."""
+    rounds = game.config.rounds
+    return team.state.turn >= rounds and game.get_opp_team(team).state.turn >= rounds
+
+
 def lose_by_exposure(kind: Union[int, np.ndarray], support: Union[float, np.ndarray]) -> Union[float, np.ndarray]:
     """The chance to lose the ball by the carrier's exposure `kind` (EXPOSURES' index) with `support`
     guards: LOSE_BY_EXPOSURE with two or more, LOSE_BY_EXPOSURE_THIN with one or none, linear between
@@ -215,8 +221,7 @@ class Board:
         self.theirs = [p for p in self.opp.players if p.position is not None]
         self.can_reroll = game.can_use_reroll(team)
         rounds = game.config.rounds
-        # Nothing follows our turn in this half: only touchdowns (and hurting opponents) still count.
-        self.final_turn = team.state.turn >= rounds and self.opp.state.turn >= rounds
+        self.final_turn = is_final_turn(game, team)
         self.turns_left = max(0, rounds - team.state.turn)  # our turns after this one in the half
         self.opp_tz = self.zones([p for p in self.theirs if p.has_tackle_zone()])
         self.opp_tz_at = self.opp_tz.tolist()
