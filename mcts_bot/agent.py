@@ -177,7 +177,7 @@ class MCTSBot(botbowl.Agent):
         forced = None if previous is None else \
             game_actions.follow_up(game, previous, self.preset.end_moves, self._carried_before)
         if forced is None:
-            choices = game_actions.legal_actions(game, self.preset.prune_dominated)
+            choices = self.preset.legal_actions(game)
             if not choices:
                 return self._safe(game)
             forced = choices[0] if len(choices) == 1 else None

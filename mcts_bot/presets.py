@@ -75,6 +75,7 @@ from mcts_bot.knowledge.priors import (
     progress_priors,
     uniform_priors,
 )
+from mcts_bot.knowledge.pruning import all_actions, without_unworthy_blocks
 from mcts_bot.knowledge.scripted import scripted_action
 from mcts_bot.knowledge.value import learned_value
 
@@ -141,6 +142,11 @@ DEFAULT_NO_EXPOSURE = DEFAULT_NO_PRUNE.replace(name="default-no-exposure", prune
 DEFAULT = DEFAULT_NO_EXPOSURE.replace(name="default", priors=partial(knowledge_priors, choose=board_choice),
                                       rollout_policy=board_choice)
 
+# A candidate: on the Bot Bowl board the search may not make a block `grod.worth_blocking` forbids (one die
+# or dice against, not on their carrier, not freeing ours, not in the half's last turn).
+DEFAULT_WORTHY_BLOCKS = DEFAULT.replace(name="default-worthy-blocks",
+                                        action_filter=ByBoard(smaller=all_actions, bot_bowl=without_unworthy_blocks))
+
 UNMENDED_BOARD_CHOICE = partial(board_choice, grod=GROD_CHOICE)
 # The Bot Bowl board's choice before its own frame: ties settled by botbowl's board order (`default-board-order`).
 BOARD_ORDER_CHOICE = partial(board_choice, grod=GROD_EXPOSURE_CHOICE)
@@ -205,6 +211,7 @@ ABLATIONS = (
 PRESETS: Dict[str, Preset] = {preset.name: preset for preset in
                               (VANILLA, DEFAULT, DEFAULT_NO_PRUNE, DEFAULT_NO_EXPOSURE, DEFAULT_PRUNE,
                                DEFAULT_OPENINGS, DEFAULT_EXPOSURE, DEFAULT_BOARD_ORDER, DEFAULT_OWN_FRAME,
+                               DEFAULT_WORTHY_BLOCKS,
                                DEFAULT_SCRIPTED,
                                LEARNED, PREVIOUS)
                               + ABLATIONS}

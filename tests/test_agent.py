@@ -8,7 +8,6 @@ from botbowl.ai.bots.random_bot import RandomBot
 
 import mcts_bot
 from conftest import action_key, turn_position
-from mcts_bot.adapter.actions import legal_actions
 from mcts_bot.adapter.hashing import game_state_hash
 from mcts_bot.harness.games import make_game
 from mcts_bot.harness.matches import CheckedAgent
@@ -71,7 +70,7 @@ def test_full_game_against_random_only_legal_actions(board, mcts_home, preset):
             overruled.append(action_key(top.action) != action_key(action))
         # The tree's root offers exactly what the real game offers the bot (less what the preset prunes);
         # a reused root is this very state.
-        offered = legal_actions(game, mcts.preset.prune_dominated)
+        offered = mcts.preset.legal_actions(game)
         if sorted(map(action_key, result.root.actions)) != sorted(map(action_key, offered)):
             mismatches.append(action)
         if result.root.key != game_state_hash(game):

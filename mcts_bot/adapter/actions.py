@@ -197,6 +197,23 @@ def same_action(a: Action, b: Action) -> bool:
     return a.position is None or (a.position.x == b.position.x and a.position.y == b.position.y)
 
 
+def block_dice(game: botbowl.Game, action: Action) -> Optional[int]:
+    """The dice of the block `action` (a `BLOCK` at a square) would make, as botbowl counts them
+    (negative: the defender chooses): what botbowl offers with it (a blitz's path ends beside the
+    defender), else those of the active player standing beside him; None for no such block."""
+    for choice in game.state.available_actions:
+        if choice.action_type == action.action_type and choice.block_dice:
+            for square, dice in zip(choice.positions, choice.block_dice):
+                if square == action.position:
+                    return dice
+    attacker = game.state.active_player
+    defender = game.get_player_at(action.position) if action.position is not None else None
+    if attacker is None or attacker.position is None or defender is None \
+            or attacker.position.distance(defender.position) != 1:
+        return None
+    return game.num_block_dice(attacker, defender)
+
+
 # The block die each of botbowl's die choices selects.
 SELECT_DIE = {
     ActionType.SELECT_ATTACKER_DOWN: BBDieResult.ATTACKER_DOWN, ActionType.SELECT_BOTH_DOWN: BBDieResult.BOTH_DOWN,

@@ -13,10 +13,12 @@ import botbowl
 import numpy as np
 from botbowl.core import Action
 
+from mcts_bot.adapter import actions as game_actions
 from mcts_bot.core.policies import ActionOrder, FinalPolicy, RolloutPolicy, TreePolicy, most_visited
 
 Heuristic = Callable[[botbowl.Game, botbowl.Team], float]
 PriorFn = Callable[[botbowl.Game, List[Action]], List[float]]
+ActionFilter = Callable[[botbowl.Game, List[Action]], List[Action]]  # the legal actions the search may choose
 # (root, random generator, progress of the budget in [0, 1]) -> an object with select() and choice()
 RootSelection = Callable[[object, np.random.RandomState, Callable[[], float]], object]
 ROLLOUT_HORIZONS = ("turn", "action")
@@ -67,6 +69,7 @@ class Preset:
     end_moves: bool = False  # a non-carrier's MOVE ends its action at once (`actions.follow_up`)
     prune_dominated: bool = False  # leave out actions another one does better or as well (`actions.legal_actions`)
     prune_openings: bool = False  # below the root, also a once-a-turn action's ending at its first step (same)
+    action_filter: Optional[ActionFilter] = None  # what the knowledge forbids, at every node (`knowledge.pruning`)
     widening: Optional[Tuple[float, float]] = None  # (c, alpha): at most ceil(c * visits ** alpha) children
     reuse_tree: bool = False  # keep the subtree of the state reached, for the team's next decision
     stop_when_decided: bool = False  # stop once more iterations cannot change the most visited child
@@ -114,6 +117,16 @@ class Preset:
                  if isinstance(getattr(self, name), ByBoard)}
         return dataclasses.replace(self, **picks) if picks else self
 
+    def legal_actions(self, game: botbowl.Game, below_root: bool = False) -> List[Action]:
+        """The actions the search considers in `game`'s state: botbowl's (`actions.legal_actions`) less
+        this preset's prunes (`prune_openings` only `below_root`) and what its `action_filter` forbids."""
+        actions = game_actions.legal_actions(game, self.prune_dominated, self.prune_openings and below_root,
+                                             self.end_moves)
+        action_filter = self.action_filter
+        if isinstance(action_filter, ByBoard):
+            action_filter = action_filter.pick(game)
+        return actions if action_filter is None else action_filter(game, actions)
+
     def replace(self, **changes) -> "Preset":
         """This preset with some parts replaced (checked like a new one); an unknown part is a TypeError."""
         check_parts(set(changes) - {"name"})
@@ -122,8 +135,8 @@ class Preset:
 
 PARTS = tuple(field.name for field in dataclasses.fields(Preset) if field.name != "name")
 CALLABLE_PARTS = ("tree_policy", "final_policy", "rollout_policy", "heuristic", "action_order", "priors",
-                  "bias_priors", "root_selection")
-OPTIONAL_PARTS = ("priors", "bias_priors", "root_selection")
+                  "bias_priors", "root_selection", "action_filter")
+OPTIONAL_PARTS = ("priors", "bias_priors", "root_selection", "action_filter")
 SWITCHES = tuple(field.name for field in dataclasses.fields(Preset) if field.type in (bool, "bool"))  # on/off parts
 
 

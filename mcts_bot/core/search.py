@@ -150,10 +150,8 @@ class Search:
         self.root_turns = _turns(game)  # for `Preset.turn_tree`
 
     def legal_actions(self, below_root: bool) -> List[Action]:
-        """The actions a node for the copy's state offers (`actions.legal_actions`, with the preset's
-        prunes; `prune_openings` holds only `below_root`)."""
-        return game_actions.legal_actions(self.game, self.preset.prune_dominated,
-                                          self.preset.prune_openings and below_root, self.preset.end_moves)
+        """The actions a node for the copy's state offers (`Preset.legal_actions`)."""
+        return self.preset.legal_actions(self.game, below_root)
 
     def new_node(self, key: Optional[int] = None, below_root: bool = False) -> ActionNode:
         game = self.game

@@ -97,7 +97,7 @@ from botbowl.core import Action, ActionType
 from botbowl.core.procedure import Block, Reroll, Turn
 from botbowl.core.table import BBDieResult, OutcomeType, Skill
 
-from mcts_bot.adapter.actions import SELECT_DIE
+from mcts_bot.adapter.actions import SELECT_DIE, block_dice
 from mcts_bot.agent import GameTotals
 from mcts_bot.core.search import Budget
 from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of, with_models
@@ -106,7 +106,7 @@ from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.harness.matches import SIDES, play_to_the_end, refused_by_botbowl
 from mcts_bot.harness.records import play_missing
 from mcts_bot.knowledge.exposure import EXPOSURES, exposure
-from mcts_bot.knowledge.grod import is_final_turn
+from mcts_bot.knowledge.grod import is_final_turn, worth_blocking
 
 RESULTS_FILE = "traces.jsonl"
 TABLE_FILE = "trace.md"
@@ -202,7 +202,7 @@ class Counts:
     blocks_chosen: int = 0  # BLOCK actions chosen (a blitz's, too)
     blocks_chosen_without_reroll: int = 0  # of those, with no team re-roll to use (none left, or used this turn)
     # Blocks chosen at one die or dice against (grod blocks so only when `worth_blocking` says so), by
-    # the first that applies: on their carrier, beside our carrier, in the half's last turn, other.
+    # the first that applies: on their carrier, in the half's last turn, beside our carrier, other.
     weak_blocks_carrier: int = 0
     weak_blocks_freeing: int = 0
     weak_blocks_last_turn: int = 0
@@ -312,38 +312,21 @@ def knocks_blocker_down(block: Block, face: BBDieResult) -> bool:
                                                  and not block.attacker.has_skill(Skill.BLOCK))
 
 
-def _offered_dice(game: botbowl.Game, action: Action) -> Optional[int]:
-    """The dice botbowl offers a block at (a blitz's path ends beside the defender), if it says."""
-    for choice in game.state.available_actions:
-        if choice.action_type == action.action_type and choice.block_dice:
-            for square, dice in zip(choice.positions, choice.block_dice):
-                if square == action.position:
-                    return dice
-    return None
-
-
 def weak_block(game: botbowl.Game, action: Action) -> Optional[str]:
-    """For a block at one die or dice against, what could make it worth it (the first that applies):
-    "carrier" (the defender holds the ball), "freeing" (he stands beside our carrier), "last_turn"
-    (nothing follows in the half), or "other"; None for any other action or block."""
+    """For a block at one die or dice against, what makes it worth it to `grod.worth_blocking` (the
+    first that applies): "carrier" (the defender holds the ball), "last_turn" (nothing follows in the
+    half), "freeing" (one die on a player beside our carrier), or "other" (nothing: `worth_blocking`
+    forbids it); None for any other action or block."""
     attacker = game.state.active_player
     defender = game.get_player_at(action.position) if action.position is not None else None
-    if attacker is None or defender is None:
+    dice = block_dice(game, action) if action.action_type == ActionType.BLOCK else None
+    if attacker is None or defender is None or dice is None or dice >= 2:
         return None
-    dice = _offered_dice(game, action)
-    if dice is None and attacker.position.distance(defender.position) == 1:
-        dice = game.num_block_dice(attacker, defender)
-    if dice is None or dice >= 2:
-        return None
-    held = carrier(game)
-    if held is defender:
+    if carrier(game) is defender:
         return "carrier"
-    if held is not None and held is not attacker and held.team == attacker.team \
-            and held.position.distance(defender.position) == 1:
-        return "freeing"
     if is_final_turn(game, attacker.team):
         return "last_turn"
-    return "other"
+    return "freeing" if worth_blocking(game, attacker, defender, dice) else "other"
 
 
 def blockers_choice(game: botbowl.Game) -> Optional[Block]:

@@ -479,15 +479,15 @@ def block_gain(board: Board, attacker: botbowl.Player, defender: botbowl.Player,
     return gain, p_att
 
 
-def worth_blocking(board: Board, attacker: botbowl.Player, defender: botbowl.Player, dice: int) -> bool:
+def worth_blocking(game: botbowl.Game, attacker: botbowl.Player, defender: botbowl.Player, dice: int) -> bool:
     """Blocks at two dice or more; one die or dice against only when they can take the ball, free our
     carrier, or nothing comes after this turn."""
     if dice >= 2:
         return True
-    if defender is board.their_carrier or board.final_turn:
+    carrier = game.get_ball_carrier()
+    if carrier is defender or is_final_turn(game, attacker.team):
         return True
-    carrier = board.our_carrier
-    return dice == 1 and carrier is not None and carrier is not attacker \
+    return dice == 1 and carrier is not None and carrier is not attacker and carrier.team == attacker.team \
         and defender.position.distance(carrier.position) == 1
 
 
@@ -724,7 +724,7 @@ def _block_plans(board: Board, player: botbowl.Player) -> List[Plan]:
     plans = []
     for defender in game.get_adjacent_players(player.position, team=board.opp, down=False):
         dice = game.num_block_dice(player, defender)
-        if not worth_blocking(board, player, defender, dice):
+        if not worth_blocking(game, player, defender, dice):
             continue
         gain, p_att = block_gain(board, player, defender, player.position, dice)
         plans.append(Plan(player, ActionType.START_BLOCK, ((ActionType.BLOCK, defender.position),), gain, p_att,
@@ -764,7 +764,7 @@ def _blitz_plans(board: Board, player: botbowl.Player, can_block: bool) -> List[
                 continue
             p_move = prob * (gfi_prob if length + 1 > moves_left else 1.0)
             dice = game.num_block_dice_at(player, defender, square, blitz=True)
-            if not worth_blocking(board, player, defender, dice):
+            if not worth_blocking(game, player, defender, dice):
                 continue
             gain, p_att = block_gain(board, player, defender, square, dice)
             candidate = (p_move * gain, (1.0 - p_move) + p_move * p_att, square, dice)
