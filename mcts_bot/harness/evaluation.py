@@ -94,8 +94,8 @@ class Settings:
                          search_workers=self.search_workers, parallel=self.parallel,
                          opponent_seconds=self.opponent_seconds, clock_scale=self.clock_scale,
                          spend_clock=self.spend_clock, policy=self.policy, value=self.value)
-                for rollouts in self.rollouts for board in self.boards for side in SIDES
-                for number in range(self.games_per_side)]
+                for rollouts in self.rollouts for board in self.boards
+                for number in range(self.games_per_side) for side in SIDES]  # sides alternate: a cut run stays even
 
     def describe(self) -> str:
         budget = Budget(seconds=self.seconds, iterations=self.iterations)
