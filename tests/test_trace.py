@@ -23,6 +23,7 @@ def consistent(counts: dict) -> None:
     assert c.handoffs_completed <= c.handoffs_tried
     for kind in ("catches", "dodges", "pickups", "gfis"):
         assert 0 <= getattr(c, f"{kind}_failed") <= getattr(c, f"{kind}_tried"), kind
+    assert sum(getattr(c, f"dodges_{who}") for who in trace.DODGES) == c.dodges_tried
     assert sum(getattr(c, f"turnovers_{cause}") for cause in trace.TURNOVER_CAUSES) == c.turnovers
     assert c.touchdowns <= c.possessions
     assert c.turns_with_ball <= c.turns and c.kept_turns <= c.turns_with_ball
@@ -180,10 +181,32 @@ def test_a_forced_failed_dodge_is_counted_as_a_dodge_turnover():
     assert "FAILED_DODGE" in kinds and "TURNOVER" in kinds and game.active_team.team_id != team
     c = tracer.counts[team]
     assert (c.dodges_tried, c.dodges_failed, c.turnovers, c.turnovers_dodge) == (1, 1, 1, 1)
+    assert [getattr(c, f"dodges_{who}") for who in trace.DODGES] == [1, 0, 0, 0]  # the carrier dodged
     assert (c.turns, c.turns_with_ball, c.team_rerolls) == (1, 1, 0)
     # The carrier fell: the ball was loose, so the turn gained nothing countable and ended without it.
     assert (c.kept_turns, c.turn_ends_with_ball) == (0, 0)
     consistent(asdict(c))
+
+
+@pytest.mark.parametrize("holder", ["offence", "defence", "loose"])
+def test_a_dodge_is_told_by_who_held_the_ball(holder):
+    # Our lineman, marked, dodges away (and makes it); the ball is with our player far off, with theirs
+    # far off, or on the ground.
+    game = arranged_position(3, "home", ours={3: (5, 3), 0: (10, 1)}, theirs={3: (5, 2), 0: (2, 1)},
+                             carrier=0 if holder == "offence" else None, ball=(12, 4) if holder == "loose" else None)
+    team, opponent = game.active_team, game.get_opp_team(game.active_team)
+    if holder == "defence":
+        ball = game.get_ball()
+        ball.move_to(opponent.players[0].position)
+        ball.is_carried, ball.on_ground = True, True
+    tracer = trace.GameTracer(game)
+    _play(game, tracer, Action(ActionType.START_MOVE, player=team.players[3]))
+    with fixed_dice(d6=[6]):
+        _play(game, tracer, Action(ActionType.MOVE, position=_square(game, 4, 4)))
+    tracer.observe(game)
+    c = tracer.counts[team.team_id]
+    assert (c.dodges_tried, c.dodges_failed) == (1, 0)
+    assert [getattr(c, f"dodges_{who}") for who in trace.DODGES] == [who == holder for who in trace.DODGES]
 
 
 def test_a_re_rolled_dodge_is_one_try_and_the_turn_is_measured_at_its_end():

@@ -115,7 +115,8 @@ TURNOVER_CAUSES = ("dodge", "gfi", "pickup", "ball", "knocked_down", "other")
 POSSESSION_ENDS = ("touchdown", "lost_their_turn", "lost_own_turn", "lost_pass", "half", "other")
 GUARDS = ("guards_0", "guards_1", "guards_2_plus")  # the carrier's guards at the end of a turn: 0, 1, 2+
 REROLLED = ("blocks", "dodges", "gfis", "pickups", "catches", "other")  # what a team re-roll was used on
-WEAK_BLOCKS = ("carrier", "freeing", "last_turn", "other")  # why a block at one die or dice against
+DODGES = ("carrier", "offence", "defence", "loose")  # who held the ball when a player dodged
+WEAK_BLOCKS = ("carrier", "last_turn", "freeing", "other")  # why a block at one die or dice against
 BLOCK_DICE = ("dice_3_for", "dice_2_for", "dice_1", "dice_2_against", "dice_3_against")  # a block's dice
 
 
@@ -170,6 +171,11 @@ class Counts:
     catches_failed: int = 0
     dodges_tried: int = 0
     dodges_failed: int = 0
+    # Of the dodges tried, by who held the ball: the dodger, a teammate, an opponent, nobody.
+    dodges_carrier: int = 0
+    dodges_offence: int = 0
+    dodges_defence: int = 0
+    dodges_loose: int = 0
     pickups_tried: int = 0
     pickups_failed: int = 0
     gfis_tried: int = 0
@@ -204,8 +210,8 @@ class Counts:
     # Blocks chosen at one die or dice against (grod blocks so only when `worth_blocking` says so), by
     # the first that applies: on their carrier, in the half's last turn, beside our carrier, other.
     weak_blocks_carrier: int = 0
-    weak_blocks_freeing: int = 0
     weak_blocks_last_turn: int = 0
+    weak_blocks_freeing: int = 0
     weak_blocks_other: int = 0
     weak_blocks_overruled: int = 0  # of all those, in a player action in which the search overruled its priors
     weak_blocks_without_reroll: int = 0  # of all those, with no team re-roll to use
@@ -594,6 +600,10 @@ class GameTracer:
         self._tokens += 1
         self._try = _Try(kind, player.player_id, team, self._tokens, failed=not success)
         counts.bump(f"{kind}_tried")
+        if kind == "dodges":
+            holder = self._holder
+            counts.bump("dodges_" + ("loose" if holder is None else "carrier" if holder[0] == player.player_id
+                                     else "offence" if holder[1] == team else "defence"))
         if not success:
             counts.bump(f"{kind}_failed")
             if kind in _ROLL_CAUSES and self._is_turn_team(team):
@@ -1112,7 +1122,7 @@ ROWS = [
     ("Team re-rolls of block dice that were all falls: taken / declined",
      lambda c, g: f"{c.block_rerolls_taken} / {c.block_rerolls_declined}"),
     ("Blocks chosen with no team re-roll to use", lambda c, g: _share(c.blocks_chosen_without_reroll, c.blocks_chosen)),
-    ("Blocks chosen at one die or dice against: on their carrier / beside ours / last turn / other",
+    ("Blocks chosen at one die or dice against: on their carrier / last turn / beside ours / other",
      lambda c, g: " / ".join(str(getattr(c, f"weak_blocks_{k}")) for k in WEAK_BLOCKS)),
     ("- in a player action whose priors the search overruled", lambda c, g: str(c.weak_blocks_overruled)),
     ("- with no team re-roll to use", lambda c, g: str(c.weak_blocks_without_reroll)),
@@ -1124,6 +1134,8 @@ ROWS = [
     ("- ended without one, the search having overruled its priors within it",
      lambda c, g: _share(c.blitzes_overruled_without_block, c.blitzes_without_block)),
     ("Dodges failed / tried", lambda c, g: _share(c.dodges_failed, c.dodges_tried)),
+    ("- the ball held by the dodger / a teammate / an opponent / nobody",
+     lambda c, g: " / ".join(str(getattr(c, f"dodges_{k}")) for k in DODGES)),
     ("Pick-ups failed / tried", lambda c, g: _share(c.pickups_failed, c.pickups_tried)),
     ("GFIs failed / tried", lambda c, g: _share(c.gfis_failed, c.gfis_tried)),
     ("Team re-rolls used", lambda c, g: _per_game(c.team_rerolls, g)),
