@@ -269,7 +269,8 @@ class MCTSBot(botbowl.Agent):
     def _settle(self, result: SearchResult, helpers: tree_parallel.TreeHelpers) -> None:
         """After a tree-parallel search: report the helpers' failures, note the replies still due."""
         self._report(helpers.errors)
-        self.workers.late(helpers.late)
+        self.workers.retire(helpers.lost)  # failed, and counted so: replaced at the next decision, not waited for
+        self.workers.late([conn for conn in helpers.late if conn not in helpers.lost])
         result.stats = dataclasses.replace(result.stats, late_workers=helpers.silent)
 
     def _merge(self, result: SearchResult, pending: list, deadline: Optional[float]) -> None:

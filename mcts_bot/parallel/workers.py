@@ -9,7 +9,7 @@ itself. A helper that fails or dies is replaced at the next decision. One that d
 the deadline is late, not failed (on a loaded machine a helper is sometimes a step late): it is
 counted and left to finish; its late reply is thrown away when it comes, and until then it sits
 out the decisions (the next one can start a millisecond after the last). One that owes a reply for
-`STUCK_SECONDS` is stopped and replaced, and that is a failure.
+`STUCK_SECONDS`, or dies owing it, is stopped and replaced, and that is a failure.
 The decision goes on with the statistics that did arrive, so a helper can cost a decision some
 iterations, never the game.
 
@@ -219,7 +219,7 @@ class SearchWorkers:
                 conn.send(message)
                 sent.append(conn)
             except (BrokenPipeError, OSError):
-                self._retire([conn])  # replaced at the next decision
+                self.retire([conn])  # replaced at the next decision
         return sent
 
     def collect(self, pending: List[Connection], deadline: Optional[float]) -> Tuple[list, int, List[str], int]:
@@ -238,7 +238,7 @@ class SearchWorkers:
                     status, payload, done = conn.recv()
                 except (EOFError, OSError) as exc:
                     errors.append(f"a search worker died: {type(exc).__name__}")
-                    self._retire([conn])
+                    self.retire([conn])
                     continue
                 if status == "error":
                     errors.append(payload)
@@ -249,28 +249,30 @@ class SearchWorkers:
         return results, iterations, errors, len(waiting)
 
     def _settle_late(self) -> None:
-        """Throw away the late replies that came. Stop the helpers that died meanwhile (already
-        reported as they died), and those that owe a reply for `STUCK_SECONDS` (a failure)."""
+        """Throw away the late replies that came. Stop the helpers that died meanwhile and those that
+        owe a reply for `STUCK_SECONDS`: failures both (a death seen only after its decision's
+        deadline was counted late there, not failed)."""
         now = time.perf_counter()
         for conn, (due, since) in list(self._late.items()):
             try:
                 while due and conn.poll():
                     conn.recv()
                     due -= 1
-            except (EOFError, OSError):
+            except (EOFError, OSError) as exc:
                 del self._late[conn]
-                self._retire([conn])
+                self._errors.append(f"a search worker died after its deadline: {type(exc).__name__}")
+                self.retire([conn])
                 continue
             if not due:
                 del self._late[conn]
             elif now - since >= STUCK_SECONDS:
                 del self._late[conn]
                 self._errors.append(f"a search worker gave no answer for {STUCK_SECONDS:g} s: replaced")
-                self._retire([conn])
+                self.retire([conn])
             else:
                 self._late[conn] = (due, since)
 
-    def _retire(self, connections: List[Connection]) -> None:
+    def retire(self, connections: List[Connection]) -> None:
         """Stop the helpers on these connections and wait for them, so that the next decision
         sees them gone and starts new ones (a helper that just died can otherwise still look alive)."""
         for process, conn in self._helpers:
