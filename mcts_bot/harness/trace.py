@@ -42,7 +42,8 @@ team's turn, and its end). The counts, one team's over one game (`Counts`):
   teammate before the ball touched the ground), intercepted; hand-offs tried (HANDOFF reports) and
   completed (the same).
 - catches, dodges, pick-ups and GFIs tried and failed: one try is one roll and its re-roll, if any;
-  it failed if its last roll failed.
+  it failed if its last roll failed. Dodges also by who held the ball: the dodger, a teammate, an
+  opponent, nobody.
 - team re-rolls used (REROLL_USED), by what they re-rolled (block dice, a failed dodge, GFI,
   pick-up or catch, other: a pass, say), skill re-rolls used (Dodge, Sure Feet, Sure Hands, Catch,
   Pass, or a successful Pro roll).
@@ -56,8 +57,8 @@ team's turn, and its end). The counts, one team's over one game (`Counts`):
   for a bot searching with priors, its searched decisions on those dice and re-rolls, and how many
   overruled the priors. The blocks a team chose (BLOCK actions), those with no team re-roll it
   could use (none left, or one used this turn), and those at one die or dice against by what could
-  make one worth it (`weak_block`: on their carrier, beside our carrier, in the half's last turn,
-  other), and of these the ones chosen in a player action in which its search overruled its priors
+  make one worth it to `grod.worth_blocking` (`weak_block`: on their carrier, in the half's last
+  turn, one die beside our carrier, else "other", what that rule forbids), and of these the ones chosen in a player action in which its search overruled its priors
   and the ones with no team re-roll to use.
 - turnovers (TURNOVER reports) by cause: the first failure of the team's current player action
   that ends it: a failed dodge, GFI or pick-up (after re-rolls), a pass or hand-off not caught by
