@@ -3,8 +3,8 @@
 `import mcts_bot` registers the bot with botbowl, so `botbowl.make_bot("mcts")` works, and also
 `"mcts-vanilla"` (the seed's settings), the two rule-based sparring partners: `"scripted"` (a
 prioritised list of rules, in the style of botbowl's tutorials) and `"grod"` (every action priced by
-its gain and risk, in the style of GrodBot), and `"policy"` (the search's knowledge priors played
-alone, without search).
+its gain and risk, in the style of GrodBot), and `"policy"` (the default search's knowledge priors
+played alone, without search).
 
 Importing it registers those names and changes nothing else in botbowl. The package in layers,
 each importing only from the ones before it (`tests/test_layers.py`): `logs`; `adapter` (botbowl:
@@ -37,7 +37,7 @@ __all__ = [
 # Only the bots a user picks from a list: ablation presets stay reachable by preset name
 # (`MCTSBot(preset=...)`, `--opponent mcts-<preset>` in the scripts) without crowding botbowl's bot list.
 BOT_NAMES = {"mcts": MCTSBot, "mcts-vanilla": partial(MCTSBot, preset="vanilla"), "scripted": ScriptedBot,
-             "grod": GrodBot, "policy": PolicyBot}
+             "grod": GrodBot, "policy": partial(PolicyBot, priors=PRESETS["default"].priors)}
 
 
 def _register() -> None:

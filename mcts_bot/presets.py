@@ -100,6 +100,16 @@ def board_choice(game: botbowl.Game, rng: Optional[np.random.RandomState] = None
     return policy(game, rng)
 
 
+def planning_choice(preset: Preset) -> RolloutPolicy:
+    """The rule-based choice a knowledge preset plans with: the policy that finishes its playouts, whose
+    choice also leads its priors (`knowledge_priors(..., choose=...)`). A learned policy searching in
+    its place reads the same choice (`PolicyModel.with_choice`)."""
+    policy = preset.rollout_policy
+    if isinstance(policy, ByBoard):
+        return lambda game, rng=None: policy.pick(game)(game, rng)
+    return policy
+
+
 VANILLA = Preset(
     name="vanilla",
     tree_policy=ucb1,

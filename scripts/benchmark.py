@@ -47,6 +47,7 @@ from mcts_bot.harness import cli
 from mcts_bot.harness.games import BOARD_SIZES, random_position
 from mcts_bot.knowledge.policy import PolicyModel
 from mcts_bot.parallel.workers import process_context
+from mcts_bot.presets import planning_choice
 
 # Positions: (seed, random steps from the start); each lands in the middle of a drive.
 POSITIONS = ((1, 40), (2, 80), (3, 120))
@@ -160,7 +161,8 @@ def main() -> None:
             policy = PolicyModel.load(args.policy) if args.policy else PolicyModel.initial()
         except (FileNotFoundError, ValueError) as exc:
             parser.error(str(exc))
-        preset = mcts_bot.configure(preset, priors=SwitchedPriors(preset.priors, policy))
+        preset = mcts_bot.configure(preset, priors=SwitchedPriors(preset.priors, policy.with_choice(
+            planning_choice(preset))))
     # The plug-ins timed on their own: three parts of the search's own share.
     timed = {name: Timed(getattr(preset, name)) for name in TIMED_PARTS if getattr(preset, name) is not None}
     preset = mcts_bot.configure(preset, **timed)

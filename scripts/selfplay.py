@@ -26,6 +26,11 @@ def main() -> None:
                              "alone), ...; several make a pool, played in turn")
     parser.add_argument("--games", type=cli.positive_int, default=20, help="games to record (default 20)")
     parser.add_argument("--iterations", type=cli.positive_int, default=100, help="iterations per decision (default 100)")
+    parser.add_argument("--deep-iterations", type=cli.positive_int, default=None, metavar="N",
+                        help="playout cap randomisation (KataGo): a share of each searching side's decisions searched "
+                             "at N iterations, and only those recorded as policy targets (default: off)")
+    parser.add_argument("--deep-share", type=float, default=0.25,
+                        help="with --deep-iterations: the share of decisions searched deep (default 0.25)")
     parser.add_argument("--policy", default=None, metavar="FILE",
                         help="a learned policy (scripts/run.sh train_policy) as every searching side's priors: "
                              "a generation's games, to train the next (default: the knowledge priors)")
@@ -40,11 +45,12 @@ def main() -> None:
     out = args.out or Path("data") / f"selfplay-{args.board}"
     try:
         todo = selfplay.specs(args.board, args.bot, args.opponent, args.games, args.iterations, args.seed, args.policy,
-                               args.value)
+                               args.value, args.deep_iterations, args.deep_share)
     except (ValueError, FileNotFoundError) as exc:
         parser.error(str(exc))
     left = missing(out, todo)
-    print(f"{args.bot} vs {' / '.join(args.opponent)} on the {args.board}-player board, {args.iterations} iterations"
+    deep = f" ({args.deep_iterations} at a share {args.deep_share:g})" if args.deep_iterations else ""
+    print(f"{args.bot} vs {' / '.join(args.opponent)} on the {args.board}-player board, {args.iterations} iterations{deep}"
           f"{', priors ' + args.policy if args.policy else ''}{', value ' + args.value if args.value else ''}: "
           f"{len(todo)} games, {len(todo) - len(left)} already in {out}", file=sys.stderr)
     decisions, start = 0, time.perf_counter()

@@ -5,6 +5,8 @@ import logging
 import botbowl
 import numpy as np
 import pytest
+
+import mcts_bot
 from botbowl.ai.bots.random_bot import RandomBot
 
 from conftest import legality_checked, run_script, turn_position
@@ -68,7 +70,10 @@ def test_a_learned_policy_plays_from_its_file(tmp_path):
 
 
 def test_it_is_registered_with_botbowl():
-    assert isinstance(botbowl.make_bot("policy"), PolicyBot)
+    # "policy" is the default search's priors alone: on 11 players led by grod's choice.
+    registered = botbowl.make_bot("policy")
+    assert isinstance(registered, PolicyBot) and registered.priors is mcts_bot.PRESETS["default"].priors
+    assert make_bot("policy", seed=1).priors is mcts_bot.PRESETS["default"].priors
 
 
 def test_an_error_in_the_priors_falls_back_to_a_legal_action(caplog):

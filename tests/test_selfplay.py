@@ -25,6 +25,7 @@ from mcts_bot.knowledge.policy import (
 from mcts_bot.knowledge.priors import knowledge_priors
 from mcts_bot.knowledge.value import ValueModel
 from mcts_bot.knowledge.value import model_for as value_model_for
+from mcts_bot.presets import PRESETS, planning_choice
 
 
 @pytest.mark.parametrize("board", [3, 5, 11])
@@ -35,6 +36,23 @@ def test_the_initial_policy_is_the_knowledge_priors(board):
         actions = legal_actions(game)
         assert len(actions) > 1
         assert np.allclose(PolicyModel.initial()(game, actions), knowledge_priors(game, actions), atol=1e-12)
+
+
+def test_on_the_bot_bowl_board_a_policy_reads_the_choice_its_preset_plans_with(tmp_path):
+    # The default's 11-player priors are led by grod's choice, not the scripted policy's: generation 0
+    # searching in its place must read that choice too, or it is another prior.
+    default = PRESETS["default"]
+    initial = PolicyModel.initial().with_choice(planning_choice(default))
+    PolicyModel.initial().save(tmp_path / "gen0.npz")
+    from_file = with_models("default", policy=str(tmp_path / "gen0.npz")).priors
+    differs = 0
+    for seed in range(4):
+        game = turn_position(11, seed=seed)
+        actions = legal_actions(game)
+        assert np.allclose(initial(game, actions), default.priors(game, actions), atol=1e-12)
+        assert np.allclose(from_file(game, actions), default.priors(game, actions), atol=1e-12)
+        differs += not np.allclose(PolicyModel.initial()(game, actions), default.priors(game, actions))
+    assert differs, "the scripted choice and grod's agree on every position: the test shows nothing"
 
 
 def test_action_features_read_the_action():
@@ -127,6 +145,27 @@ def test_a_self_play_game_records_each_search(tmp_path):
     assert np.allclose(np.add.reduceat(improved.target, improved.offsets[:-1]), 1.0)
     with pytest.raises(ValueError, match="target must be one of visits, improved"):
         selfplay.load([tmp_path], target="q")
+
+
+def test_playout_caps_search_a_share_deep_and_train_on_those_alone(tmp_path):
+    spec = selfplay.specs(1, "mcts", "mcts", 1, iterations=4, base_seed=3, deep_iterations=40, deep_share=0.3)[0]
+    assert spec.key.endswith("-4it-deep40x0.3")
+    record = selfplay.play_game(spec)
+    deep, offsets = record["deep"], record["offsets"]
+    visits = np.add.reduceat(record["visits"], offsets[:-1])
+    assert 0.15 < deep.mean() < 0.45, "about the share asked for, drawn per decision"
+    # A deep root holds its 40 iterations (at least: a reused subtree adds its own); a fast one far fewer.
+    assert np.all(visits[deep] >= 39) and np.median(visits[~deep]) < 20
+    save_game(tmp_path, record)
+    data = selfplay.load([tmp_path])
+    deep_choices = [i for i in np.flatnonzero(deep) if offsets[i + 1] - offsets[i] >= 2]
+    assert data.decisions == len(deep_choices), "only the deep searches are policy targets"
+    plain = selfplay.play_game(selfplay.specs(1, "mcts", "mcts", 1, iterations=4, base_seed=3)[0])
+    assert not plain["deep"].any()
+    with pytest.raises(ValueError, match="must be more than the fast budget"):
+        selfplay.specs(1, "mcts", "mcts", 1, iterations=40, deep_iterations=40)
+    with pytest.raises(ValueError, match="deep share"):
+        selfplay.specs(1, "mcts", "mcts", 1, iterations=4, deep_iterations=40, deep_share=0)
 
 
 def test_a_generation_plays_with_its_policy_as_every_searchers_priors(tmp_path):

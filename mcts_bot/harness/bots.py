@@ -2,9 +2,10 @@
 
 A name is one of:
 - `mcts` or `mcts-<preset>`: an MCTS bot with that preset (`mcts` is the default preset);
-- `random`, `scripted`, `grod`, `policy` (the knowledge priors alone, no search), or any other bot
+- `random`, `scripted`, `grod`, `policy` (the default's knowledge priors alone, no search), or any other bot
   registered with botbowl;
-- `policy:path/to/policy.npz`: a learned policy (`scripts/run.sh train_policy`) alone, no search;
+- `policy:path/to/policy.npz`: a learned policy (`scripts/run.sh train_policy`) alone, no search,
+  reading the default's choice (`presets.planning_choice`);
 - `path/to/file.py:ClassName`: any botbowl `Agent` subclass defined in a file, so a user can measure
   against their own bot. The class is built with its name (and `seed=`, when it takes one).
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Optional, Tuple, Type, Union
 
@@ -28,10 +30,12 @@ from mcts_bot.knowledge.policy_bot import PolicyBot
 from mcts_bot.knowledge.scripted import ScriptedBot
 from mcts_bot.knowledge.value import value_from_file
 from mcts_bot.core.preset import Preset
-from mcts_bot.presets import PRESETS, configure
+from mcts_bot.presets import PRESETS, configure, planning_choice
 
 # The bots that take a seed, built with it (botbowl's registry builds a bot from its name alone).
-SEEDED_BOTS = {"random": RandomBot, "scripted": ScriptedBot, "policy": PolicyBot}
+# "policy" is the default's priors alone, as `import mcts_bot` registers it.
+SEEDED_BOTS = {"random": RandomBot, "scripted": ScriptedBot,
+               "policy": partial(PolicyBot, priors=PRESETS["default"].priors)}
 POLICY_FILE_PREFIX = "policy:"
 
 
@@ -132,7 +136,8 @@ def with_models(preset: str, policy: Optional[str] = None, value: Optional[str] 
             if PRESETS[preset].priors is None:
                 raise ValueError(f"a policy replaces the priors, and the preset {preset!r} searches without them: "
                                  f"choose a preset with priors (mcts, the default)")
-            parts["priors"] = PolicyModel.load(Path(policy))
+            # Its `policy_choice` feature reads the choice this preset plans with (the board's, for the default).
+            parts["priors"] = PolicyModel.load(Path(policy)).with_choice(planning_choice(PRESETS[preset]))
         if value is not None:
             parts["heuristic"] = value_from_file(Path(value))
     except (OSError, KeyError) as exc:  # a missing file says how to train one; a stale one is a ValueError already
@@ -157,7 +162,8 @@ def make_bot(name: str, *, seed: int, seconds: Optional[float] = None, iteration
         return cls(file_bot[1], seed=seed) if takes_seed else cls(file_bot[1])
     policy_file = policy_file_of(name)
     if policy_file is not None:
-        return PolicyBot(label(name), priors=PolicyModel.load(policy_file), seed=seed)
+        model = PolicyModel.load(policy_file).with_choice(planning_choice(PRESETS["default"]))
+        return PolicyBot(label(name), priors=model, seed=seed)
     seeded = SEEDED_BOTS.get(name.lower())
     if seeded is not None:
         return seeded(name.lower(), seed=seed)

@@ -2,7 +2,12 @@
 
 A game is played by MCTS against `opponent` (another MCTS of any preset, `scripted`, `grod`...; both
 sides record when both search), each searching side with a learned policy as its priors when
-`policy` names one (generation N's games, for generation N + 1). Each decision a search made is one record:
+`policy` names one (generation N's games, for generation N + 1). With `deep_iterations`, each
+searching side plays KataGo's playout cap randomisation (Wu 2019, `PlayoutCapBot`): a random
+`deep_share` of its decisions searched at `deep_iterations`, the rest at `iterations`. Only deep
+searches are policy targets then (`load`): a fast search's visits mostly repeat its priors
+(docs/learning.md), while the positions still come from the bot's own play at its own budget.
+Each decision a search made is one record:
 
 - `state`: the state's value features (`knowledge.features`) from the deciding team's view;
 - its root's children, as rows of a flat table sliced by `offsets` (decision i owns rows
@@ -10,11 +15,13 @@ sides record when both search), each searching side with a learned policy as its
   action, on the game's own players), `visits`, `prior` (what the search started from) and `q` (the
   child's mean value for the deciding team; 0.5 when unvisited);
 - `root_value` (the root's mean value), `chosen` (the row of the action played, within the decision),
-  `home` (the deciding team is home), `half`, `score` (home, away before the decision);
+  `home` (the deciding team is home), `half`, `score` (home, away before the decision), `deep`
+  (searched at the deep budget; format 2 on, all False without playout caps);
 - once the game is over, `result` (1 win, 0.5 draw, 0 loss for the deciding team) and `next_td`
   (1 if the deciding team scores the half's next touchdown, 0 if the other does, 0.5 if nobody).
 
-A game's records go to `OUT/<key>.npz` as soon as it ends (written atomically), so the same command
+The action features mark the choice the deciding bot's preset plans with (`presets.planning_choice`:
+`grod`'s on 11 players for the default), as its priors did. A game's records go to `OUT/<key>.npz` as soon as it ends (written atomically), so the same command
 run again plays only the games not yet there. `load` reads folders back as one `PolicyData`.
 """
 from __future__ import annotations
@@ -29,14 +36,16 @@ import numpy as np
 from botbowl.core import Action
 
 from mcts_bot.adapter.actions import localize, same_action
-from mcts_bot.agent import MCTSBot
+from mcts_bot.agent import DecisionHook, MCTSBot
+from mcts_bot.core.search import Budget
 from mcts_bot.harness.bots import check_bot, label, make_bot, mcts_preset_of, with_models
 from mcts_bot.harness.collect import next_touchdowns, saved_games
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.knowledge.features import NUM_FEATURES, features
 from mcts_bot.knowledge.policy import NUM_ACTION_FEATURES, action_features
+from mcts_bot.presets import planning_choice
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: `deep`, and the action features read the preset's own choice (1: always `scripted`'s)
 
 
 @dataclass(frozen=True)
@@ -50,9 +59,16 @@ class SelfPlaySpec:
     iterations: int
     policy: Optional[str] = None  # a learned policy's file: the priors of every searching side (a generation)
     value: Optional[str] = None  # a learned value's file: the leaf value of every searching side
+    deep_iterations: Optional[int] = None  # playout caps: this budget at a `deep_share` of decisions
+    deep_share: float = 0.25
 
     def __post_init__(self) -> None:
         check_board_size(self.board)
+        if self.deep_iterations is not None and not self.deep_iterations > self.iterations:
+            raise ValueError(f"deep iterations ({self.deep_iterations}) must be more than the fast budget "
+                             f"({self.iterations}): playout caps search a share of decisions deeper")
+        if not 0 < self.deep_share <= 1:
+            raise ValueError(f"the deep share must be in (0, 1], got {self.deep_share}")
         if mcts_preset_of(check_bot(self.bot)) is None:
             raise ValueError(f"self-play records an MCTS bot's searches: {self.bot!r} is not one (use mcts or mcts-<preset>)")
         check_bot(self.opponent)
@@ -66,13 +82,15 @@ class SelfPlaySpec:
     def key(self) -> str:
         policy = f"-policy-{Path(self.policy).stem}" if self.policy is not None else ""
         value = f"-value-{Path(self.value).stem}" if self.value is not None else ""
+        deep = f"-deep{self.deep_iterations}x{self.deep_share:g}" if self.deep_iterations is not None else ""
         # The bots by `label`: an opponent `policy:path/to/gen1.npz` or `path/to/bot.py:Class` names no folder.
         return (f"{self.board}p-{label(self.bot)}-vs-{label(self.opponent)}-seed{self.seed}-{self.iterations}it"
-                f"{policy}{value}")
+                f"{deep}{policy}{value}")
 
 
 def specs(board: int, bot: str, opponent: Union[str, Sequence[str]], games: int, iterations: int,
-          base_seed: int = 0, policy: Optional[str] = None, value: Optional[str] = None) -> List[SelfPlaySpec]:
+          base_seed: int = 0, policy: Optional[str] = None, value: Optional[str] = None,
+          deep_iterations: Optional[int] = None, deep_share: float = 0.25) -> List[SelfPlaySpec]:
     """`games` games, about half with the bot at home; each seeded from the base seed and its number.
     Several opponents make a pool (itself, `scripted`, an earlier generation alone as
     `policy:FILE.npz`...): game i is played against opponent i modulo their number."""
@@ -80,18 +98,41 @@ def specs(board: int, bot: str, opponent: Union[str, Sequence[str]], games: int,
     if not pool:
         raise ValueError("give at least one opponent")
     return [SelfPlaySpec(board=board, bot=bot, opponent=pool[i % len(pool)], iterations=iterations, policy=policy, value=value,
+                         deep_iterations=deep_iterations, deep_share=deep_share,
                          seed=zlib.crc32(f"selfplay/{base_seed}/{board}/{bot}/{pool[i % len(pool)]}/{i}".encode())
                          & 0x7FFFFFFF)
             for i in range(games)]
 
 
+class PlayoutCapBot(MCTSBot):
+    """MCTS with KataGo's playout cap randomisation: each decision, with chance `share`, a deep search
+    of `deep` iterations, else a fast one of `fast`. The draws have a generator of their own, so the
+    searches' dice are a plain bot's; `deep_decision` tells the last decision's kind."""
+
+    def __init__(self, name: str, *, fast: int, deep: int, share: float, seed: int, **kwargs) -> None:
+        super().__init__(name, seconds=None, iterations=fast, seed=seed, **kwargs)
+        self.fast, self.deep, self.share = fast, deep, share
+        self._caps = np.random.RandomState((seed * 7919 + 17) & 0x7FFFFFFF)
+        self.deep_decision = False
+
+    def act(self, game: botbowl.Game) -> Action:
+        self.deep_decision = bool(self._caps.random_sample() < self.share)
+        self.budget = Budget(iterations=self.deep if self.deep_decision else self.fast)
+        return super().act(game)
+
+
 class DecisionRecorder:
-    """An `on_decision` hook: keeps each searched decision's record (see the module doc)."""
+    """Keeps each searched decision's record (see the module doc), of every bot it hooks, in the order
+    of play."""
 
     def __init__(self) -> None:
         self.rows: list = []
 
-    def __call__(self, game: botbowl.Game, result, action: Action) -> None:
+    def hook(self, bot: MCTSBot) -> DecisionHook:
+        """The `on_decision` hook that records `bot`'s searches."""
+        return lambda game, result, action: self.record(bot, game, result, action)
+
+    def record(self, bot: MCTSBot, game: botbowl.Game, result, action: Action) -> None:
         team = game.active_team
         children = result.root.children
         if team is None or not children:
@@ -101,12 +142,13 @@ class DecisionRecorder:
         chosen = next((i for i, c in enumerate(children) if same_action(c.action, action)), -1)
         home = game.state.home_team
         self.rows.append(dict(
-            state=features(game, team), action_x=action_features(game, actions),
+            state=features(game, team), action_x=action_features(game, actions, planning_choice(bot.preset)),
             visits=np.array([c.visits for c in children], dtype=np.int32),
             prior=np.array([c.prior if c.prior is not None else np.nan for c in children]),
             q=np.array([c.value if c.visits else 0.5 for c in children]),
             root_value=result.root.value, chosen=chosen, home=team.team_id == home.team_id,
-            half=game.state.half, score=(home.state.score, game.state.away_team.state.score)))
+            half=game.state.half, score=(home.state.score, game.state.away_team.state.score),
+            deep=bool(getattr(bot, "deep_decision", False))))
 
 
 def play_game(spec: SelfPlaySpec) -> dict:
@@ -116,13 +158,16 @@ def play_game(spec: SelfPlaySpec) -> dict:
     agents = []
     for name, seed in ((spec.bot, spec.seed + 1), (spec.opponent, spec.seed + 2)):
         preset = mcts_preset_of(name)
-        if preset is not None:
-            agent = MCTSBot(name, seconds=None, iterations=spec.iterations, seed=seed,
-                            preset=with_models(preset, spec.policy, spec.value))
+        if preset is None:
+            agents.append(make_bot(name, seed=seed, seconds=None))
+            continue
+        preset = with_models(preset, spec.policy, spec.value)
+        if spec.deep_iterations is not None:
+            agent = PlayoutCapBot(name, fast=spec.iterations, deep=spec.deep_iterations, share=spec.deep_share,
+                                  seed=seed, preset=preset)
         else:
-            agent = make_bot(name, seed=seed, seconds=None)
-        if isinstance(agent, MCTSBot):
-            agent.on_decision = recorder
+            agent = MCTSBot(name, seconds=None, iterations=spec.iterations, seed=seed, preset=preset)
+        agent.on_decision = recorder.hook(agent)
         agents.append(agent)
     home, away = agents if spec.seed % 2 == 0 else agents[::-1]
     game = make_game(spec.board, home, away, seed=spec.seed, game_id=spec.key)
@@ -149,6 +194,7 @@ def _arrays(key: str, rows: list, game: botbowl.Game) -> dict:
         q=np.concatenate([row["q"] for row in rows]) if n else np.zeros(0),
         offsets=offsets, root_value=np.array([row["root_value"] for row in rows]),
         chosen=np.array([row["chosen"] for row in rows], dtype=np.int32), home=home, half=halves, score=scores,
+        deep=np.array([row["deep"] for row in rows], dtype=bool).reshape(n),
         result=np.where(home, home_result, 1.0 - home_result),
         next_td=np.where(home, next_home, 1.0 - next_home),
         final=np.array(final))
@@ -200,8 +246,9 @@ def improved_policy(prior: np.ndarray, q: np.ndarray, visits: np.ndarray, root_v
 
 
 def load(folders: Sequence[Path], target: str = "visits") -> PolicyData:
-    """Every recorded decision in `folders` with at least two actions and one visit; the target per
-    decision is its root's visit shares, or with target="improved" the `improved_policy`."""
+    """Every recorded decision in `folders` with at least two actions and one visit (of a game played
+    with playout caps, its deep ones only); the target per decision is its root's visit shares, or
+    with target="improved" the `improved_policy`."""
     if target not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
     xs, targets, sizes, games = [], [], [], []
@@ -214,11 +261,11 @@ def load(folders: Sequence[Path], target: str = "visits") -> PolicyData:
                 raise ValueError(f"{path} was recorded by another version (format {int(data['version'])}, "
                                  f"{data['action_x'].shape[1]} action features): record it again")
             offsets, visits, x = data["offsets"], data["visits"].astype(float), data["action_x"]
-            prior, q, root_value = data["prior"], data["q"], data["root_value"]
+            prior, q, root_value, deep = data["prior"], data["q"], data["root_value"], data["deep"]
             for i in range(len(offsets) - 1):
                 a, b = offsets[i], offsets[i + 1]
                 total = visits[a:b].sum()
-                if b - a < 2 or total <= 0:
+                if b - a < 2 or total <= 0 or (deep.any() and not deep[i]):
                     continue
                 xs.append(x[a:b])
                 targets.append(visits[a:b] / total if target == "visits"

@@ -11,12 +11,18 @@ choice) and add what a coach reads about the action itself: its kind, the path's
 gains, the tackle zones it ends in, the block dice. `PolicyModel.initial()` sets w so that it is
 exactly `knowledge_priors`; training moves w away from there only as far as the data asks (an L2
 pull toward the initial weights). A `PolicyModel` is a `Priors` callable: `configure(priors=model)`.
+
+The `policy_choice` feature marks a rule-based policy's choice: the one the search plans with, which
+differs with the board (the default's `presets.board_choice`: `grod`'s on 11 players, the scripted
+policy's below). A model's `choose` says which; it is not part of the file, so whoever searches or
+plays with a model sets it (`with_choice`), as the harness does from the preset it searches with.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import botbowl
 import numpy as np
@@ -122,6 +128,8 @@ class PolicyModel:
 
     weights: np.ndarray
     info: Dict[str, str] = field(default_factory=dict)  # how it was trained: data, generation, scores
+    # The rule-based choice `policy_choice` marks (see the module doc); not saved with the weights.
+    choose: Callable[[botbowl.Game], Action] = field(default=scripted_action, compare=False)
 
     def __post_init__(self) -> None:
         self.weights = np.asarray(self.weights, dtype=float)
@@ -137,6 +145,10 @@ class PolicyModel:
         weights[_INDEX["policy_choice"]] = SCRIPTED_BONUS
         return cls(weights, {"generation": "0", "trained_on": "nothing: the knowledge priors"})
 
+    def with_choice(self, choose: Callable[[botbowl.Game], Action]) -> "PolicyModel":
+        """This model reading `choose`'s choice as its `policy_choice` feature."""
+        return dataclasses.replace(self, choose=choose)
+
     def probabilities(self, x: np.ndarray, offsets: Optional[np.ndarray] = None) -> np.ndarray:
         """The policy over each state's actions (rows of `x`; one state unless `offsets` are given)."""
         offsets = np.array([0, len(x)]) if offsets is None else offsets
@@ -146,7 +158,7 @@ class PolicyModel:
         """The `Priors` signature: a probability per action."""
         if not actions:
             return []
-        scores = action_features(game, actions) @ self.weights
+        scores = action_features(game, actions, self.choose) @ self.weights
         e = np.exp(scores - scores.max())  # one state: a plain softmax, cheaper than softmax_by_state's
         return (e / e.sum()).tolist()
 
@@ -195,4 +207,4 @@ def fit_policy(x: np.ndarray, target: np.ndarray, offsets: np.ndarray, start: Op
         m = 0.9 * m + 0.1 * grad
         v = 0.999 * v + 0.001 * grad ** 2
         w = w - learning_rate * (m / (1 - 0.9 ** step)) / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
-    return PolicyModel(w, dict(start.info)), losses
+    return PolicyModel(w, dict(start.info), start.choose), losses

@@ -1,7 +1,8 @@
 """A policy alone, with no search: each decision, the action its priors rate highest.
 
-What the search starts from, played as it is: the knowledge priors (`knowledge_priors`, registered as
-"policy") or a learned `PolicyModel` (issue 30 asks for its score without search, about 10 ms a
+What the search starts from, played as it is: the knowledge priors (`knowledge_priors`; "policy", as
+`import mcts_bot` registers it, is the default preset's, led on 11 players by `grod`'s choice) or a
+learned `PolicyModel` (issue 30 asks for its score without search, about 10 ms a
 decision). It plays the actions the search's tree offers (`adapter.actions.legal_actions`) with the
 same follow-ups as the default preset (END_SETUP after a formation, END_PLAYER_TURN after a move),
 so that the priors are read on the decisions they were made for.
