@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from mcts_bot.harness import cli, selfplay
-from mcts_bot.knowledge.policy import ACTION_FEATURE_NAMES, PolicyModel, cross_entropy, fit_policy
+from mcts_bot.knowledge.policy import ACTION_FEATURE_NAMES, PolicyModel, cross_entropy, fit_policy, top_choice_agreement
 
 
 def main() -> None:
@@ -49,14 +49,16 @@ def main() -> None:
     print(f"{train.decisions} training decisions ({len(games) - len(test_games)} games), "
           f"{test.decisions} held out ({len(test_games)} games)")
     print(f"cross-entropy to the search's {'visit shares' if args.target == 'visits' else 'improved policy'} "
-          "(lower is better):")
+          "(lower is better), and how often the likeliest action is the target's:")
     for name, m in (("knowledge priors (generation 0)", start), ("trained policy", model)):
         print(f"  {name:32s} train {cross_entropy(m, train.x, train.target, train.offsets):.4f}"
-              f"  held out {cross_entropy(m, test.x, test.target, test.offsets):.4f}")
+              f"  held out {cross_entropy(m, test.x, test.target, test.offsets):.4f}"
+              f"  first choice held out {top_choice_agreement(m, test.x, test.target, test.offsets):.1%}")
     print("weights:", ", ".join(f"{n} {w:+.2f}" for n, w in zip(ACTION_FEATURE_NAMES, model.weights)))
     model.info.update(generation=str(args.generation), trained_on=" ".join(map(str, folders)), target=args.target,
                       decisions=str(train.decisions),
-                      held_out_cross_entropy=f"{cross_entropy(model, test.x, test.target, test.offsets):.4f}")
+                      held_out_cross_entropy=f"{cross_entropy(model, test.x, test.target, test.offsets):.4f}",
+                      held_out_first_choice=f"{top_choice_agreement(model, test.x, test.target, test.offsets):.4f}")
     out = args.out or Path("results") / "models" / f"policy-{args.board}.npz"
     model.save(out)
     print(f"model: {out}")

@@ -21,6 +21,7 @@ from mcts_bot.knowledge.policy import (
     cross_entropy,
     fit_policy,
     softmax_by_state,
+    top_choice_agreement,
 )
 from mcts_bot.knowledge.priors import knowledge_priors
 from mcts_bot.knowledge.value import ValueModel
@@ -108,6 +109,8 @@ def test_fit_recovers_the_weights_that_made_the_targets():
     assert losses[-1] < losses[0]
     assert np.max(np.abs(model.weights - truth)) < 0.1
     assert cross_entropy(model, x, target, offsets) < cross_entropy(PolicyModel.initial(), x, target, offsets)
+    assert top_choice_agreement(model, x, target, offsets) > 0.95 > top_choice_agreement(PolicyModel.initial(), x,
+                                                                                          target, offsets)
 
 
 def test_a_model_round_trips_and_refuses_other_features(tmp_path):

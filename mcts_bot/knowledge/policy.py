@@ -187,6 +187,14 @@ def cross_entropy(model: PolicyModel, x: np.ndarray, target: np.ndarray, offsets
     return float(-np.sum(target * np.log(np.maximum(p, 1e-12))) / (len(offsets) - 1))
 
 
+def top_choice_agreement(model: PolicyModel, x: np.ndarray, target: np.ndarray, offsets: np.ndarray) -> float:
+    """The share of states where the model's likeliest action is the target's likeliest (the first of
+    equals in both): what matters when the search plays its priors' first choice unless overruled."""
+    scores = x @ model.weights
+    agree = [np.argmax(scores[a:b]) == np.argmax(target[a:b]) for a, b in zip(offsets[:-1], offsets[1:])]
+    return float(np.mean(agree)) if agree else float("nan")
+
+
 def fit_policy(x: np.ndarray, target: np.ndarray, offsets: np.ndarray, start: Optional[PolicyModel] = None,
                l2: float = 0.01, steps: int = 300, learning_rate: float = 0.05) -> Tuple[PolicyModel, List[float]]:
     """Fit the weights to the targets by cross-entropy (full-batch Adam), pulled toward `start`'s
