@@ -21,8 +21,9 @@ Each decision a search made is one record:
   (1 if the deciding team scores the half's next touchdown, 0 if the other does, 0.5 if nobody).
 
 The action features mark the choice the deciding bot's preset plans with (`presets.planning_choice`:
-`grod`'s on 11 players for the default), as its priors did. A game's records go to `OUT/<key>.npz` as soon as it ends (written atomically), so the same command
-run again plays only the games not yet there. `load` reads folders back as one `PolicyData`.
+`grod`'s on 11 players for the default), as its priors did. A game's records go to `OUT/<key>.npz`
+as soon as it ends (written atomically), so the same command run again plays only the games not yet
+there. `load` reads folders back as one `PolicyData`.
 """
 from __future__ import annotations
 
