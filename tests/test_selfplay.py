@@ -7,11 +7,12 @@ import pytest
 import mcts_bot
 from botbowl.core import ActionType
 
-from conftest import move_position, run_script, tree_data, turn_position
+from conftest import advance_until, move_position, run_script, tree_data, turn_position
 from mcts_bot.adapter.actions import legal_actions
 from mcts_bot.harness import selfplay, training
 from mcts_bot.harness.bots import with_models
 from mcts_bot.harness.collect import missing, save_game
+from mcts_bot.harness.games import random_position
 from mcts_bot.harness.matches import GameSpec, play_game
 from mcts_bot.knowledge.policy import (
     ACTION_FEATURE_NAMES,
@@ -61,7 +62,7 @@ def test_action_features_read_the_action():
     actions = legal_actions(game)
     x = action_features(game, actions)
     assert x.shape == (len(actions), NUM_ACTION_FEATURES)
-    kinds = x[:, -13:]  # one kind per action
+    kinds = x[:, [i for i, name in enumerate(ACTION_FEATURE_NAMES) if name.startswith("kind_")]]  # one per action
     assert np.all(kinds.sum(axis=1) == 1)
     assert x[:, 1].sum() == 1, "the scripted policy's choice is marked once"
 
@@ -88,6 +89,37 @@ def test_a_moves_features_are_its_paths_and_ground(board):
                      if p.has_tackle_zone()]
         assert np.isclose(x[i, column["target_tackle_zones"]], min(len(opponents), 4) / 4)
     assert np.all(x[moves, column["carrier"]] == float(game.get_ball_carrier() is player))
+
+
+@pytest.mark.parametrize("seed, ours", [(2, True), (10, False)])
+def test_a_moves_features_tell_a_guard_a_mark_and_the_ball(seed, ours):
+    game = advance_until(random_position(5, seed=seed, steps=0), lambda g: g.state.active_player is not None
+                         and g.get_ball_carrier() not in (None, g.state.active_player)
+                         and any(c.action_type == ActionType.MOVE and c.paths for c in g.state.available_actions),
+                         np.random.RandomState(seed))
+    carrier = game.get_ball_carrier()
+    assert (carrier.team == game.active_team) == ours
+    actions = legal_actions(game)
+    x = action_features(game, actions)
+    column = {name: i for i, name in enumerate(ACTION_FEATURE_NAMES)}
+    moves = [i for i, a in enumerate(actions) if a.action_type == ActionType.MOVE]
+    beside = np.array([actions[i].position.distance(carrier.position) == 1 for i in moves], dtype=float)
+    assert beside.sum() > 0
+    assert np.array_equal(x[moves, column["beside_our_carrier"]], beside if ours else 0 * beside)
+    assert np.array_equal(x[moves, column["beside_their_carrier"]], 0 * beside if ours else beside)
+    assert not x[:, column["onto_ball"]].any(), "the ball is carried: no square holds it loose"
+
+
+def test_a_move_onto_the_loose_ball_is_told():
+    def ball_in_reach(g):
+        ball = g.get_ball()
+        return g.state.active_player is not None and ball is not None and ball.on_ground and not ball.is_carried \
+            and any(c.action_type == ActionType.MOVE and any(p.steps[-1] == ball.position for p in c.paths)
+                    for c in g.state.available_actions)
+    game = advance_until(random_position(5, seed=3, steps=0), ball_in_reach, np.random.RandomState(3))
+    actions = legal_actions(game)
+    onto = action_features(game, actions)[:, ACTION_FEATURE_NAMES.index("onto_ball")]
+    assert [actions[i].position for i in np.flatnonzero(onto)] == [game.get_ball().position]
 
 
 def test_the_policy_as_prior_builds_the_default_tree():

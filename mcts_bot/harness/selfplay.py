@@ -12,8 +12,9 @@ Each decision a search made is one record:
 - `state`: the state's value features (`knowledge.features`) from the deciding team's view;
 - its root's children, as rows of a flat table sliced by `offsets` (decision i owns rows
   `offsets[i]:offsets[i + 1]`): `action_x` (`knowledge.policy.action_features` of each child's
-  action, on the game's own players), `visits`, `prior` (what the search started from) and `q` (the
-  child's mean value for the deciding team; 0.5 when unvisited);
+  action, on the game's own players), `action_type` (botbowl's `ActionType` value), `visits`, `prior`
+  (what the search started from) and `q` (the child's mean value for the deciding team; 0.5 when
+  unvisited);
 - `root_value` (the root's mean value), `chosen` (the row of the action played, within the decision),
   `home` (the deciding team is home), `half`, `score` (home, away before the decision), `deep`
   (searched at the deep budget; format 2 on, all False without playout caps);
@@ -46,7 +47,7 @@ from mcts_bot.knowledge.features import NUM_FEATURES, features
 from mcts_bot.knowledge.policy import NUM_ACTION_FEATURES, action_features
 from mcts_bot.presets import planning_choice
 
-FORMAT_VERSION = 2  # 2: `deep`, and the action features read the preset's own choice (1: always `scripted`'s)
+FORMAT_VERSION = 2  # 2: `deep`, `action_type`, and the action features read the preset's own choice
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,7 @@ class DecisionRecorder:
         home = game.state.home_team
         self.rows.append(dict(
             state=features(game, team), action_x=action_features(game, actions, planning_choice(bot.preset)),
+            action_type=np.array([a.action_type.value for a in actions], dtype=np.int16),
             visits=np.array([c.visits for c in children], dtype=np.int32),
             prior=np.array([c.prior if c.prior is not None else np.nan for c in children]),
             q=np.array([c.value if c.visits else 0.5 for c in children]),
@@ -190,6 +192,7 @@ def _arrays(key: str, rows: list, game: botbowl.Game) -> dict:
         key=key, version=np.array(FORMAT_VERSION),
         state=np.array([row["state"] for row in rows]).reshape(n, NUM_FEATURES),
         action_x=np.concatenate([row["action_x"] for row in rows]) if n else np.zeros((0, NUM_ACTION_FEATURES)),
+        action_type=np.concatenate([row["action_type"] for row in rows]) if n else np.zeros(0, np.int16),
         visits=np.concatenate([row["visits"] for row in rows]) if n else np.zeros(0, np.int32),
         prior=np.concatenate([row["prior"] for row in rows]) if n else np.zeros(0),
         q=np.concatenate([row["q"] for row in rows]) if n else np.zeros(0),

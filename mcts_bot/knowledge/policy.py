@@ -6,9 +6,10 @@ prior for the next searches. The model here is a softmax over one linear score p
 
     p(a | s) = softmax_a(w . action_features(s, a)),
 
-whose features start with today's knowledge priors (`knowledge_logits` and the scripted policy's
+whose features start with today's knowledge priors (`knowledge_logits` and the rule-based policy's
 choice) and add what a coach reads about the action itself: its kind, the path's risk, the ground it
-gains, the tackle zones it ends in, the block dice. `PolicyModel.initial()` sets w so that it is
+gains, the tackle zones it ends in, the block dice, whether it ends beside our carrier (a guard) or
+theirs (a mark, or a block on him), or on the loose ball. `PolicyModel.initial()` sets w so that it is
 exactly `knowledge_priors`; training moves w away from there only as far as the data asks (an L2
 pull toward the initial weights). A `PolicyModel` is a `Priors` callable: `configure(priors=model)`.
 
@@ -38,11 +39,23 @@ KINDS: Dict[ActionType, str] = {
     ActionType.END_PLAYER_TURN: "end_player_turn", ActionType.END_TURN: "end_turn",
     ActionType.MOVE: "move", ActionType.BLOCK: "block", ActionType.PASS: "give_ball",
     ActionType.HANDOFF: "give_ball", ActionType.FOUL: "foul",
+    # The decisions between player actions: a deep search disagrees with the priors on them as often
+    # as on moves (docs/learning.md), and each kind has its own bias to learn.
+    ActionType.SELECT_ATTACKER_DOWN: "die_attacker_down", ActionType.SELECT_BOTH_DOWN: "die_both_down",
+    ActionType.SELECT_PUSH: "die_push", ActionType.SELECT_DEFENDER_STUMBLES: "die_defender_stumbles",
+    ActionType.SELECT_DEFENDER_DOWN: "die_defender_down",
+    ActionType.USE_REROLL: "use_reroll", ActionType.DONT_USE_REROLL: "dont_use_reroll",
+    ActionType.USE_SKILL: "use_skill", ActionType.DONT_USE_SKILL: "dont_use_skill",
+    ActionType.PUSH: "push", ActionType.FOLLOW_UP: "follow_up", ActionType.PLACE_BALL: "place_ball",
+    ActionType.SETUP_FORMATION_WEDGE: "setup_wedge", ActionType.SETUP_FORMATION_LINE: "setup_line",
+    ActionType.SETUP_FORMATION_ZONE: "setup_zone", ActionType.SETUP_FORMATION_SPREAD: "setup_spread",
+    ActionType.HEADS: "coin", ActionType.TAILS: "coin", ActionType.KICK: "kick", ActionType.RECEIVE: "receive",
 }
 _KIND_NAMES = sorted(set(KINDS.values())) + ["other"]
 ACTION_FEATURE_NAMES: List[str] = (
     ["knowledge_logit", "policy_choice", "path_failure", "carrier", "endzone_gain", "target_tackle_zones",
-     "in_tackle_zone", "block_dice"] + [f"kind_{name}" for name in _KIND_NAMES])
+     "in_tackle_zone", "block_dice", "beside_our_carrier", "beside_their_carrier", "onto_ball"]
+    + [f"kind_{name}" for name in _KIND_NAMES])
 NUM_ACTION_FEATURES = len(ACTION_FEATURE_NAMES)
 _INDEX = {name: i for i, name in enumerate(ACTION_FEATURE_NAMES)}
 
@@ -51,7 +64,8 @@ _KIND_COLUMN: Dict[ActionType, int] = {t: _INDEX["kind_" + kind] for t, kind in 
 _OTHER_COLUMN = _INDEX["kind_other"]
 _BLOCKS = (ActionType.BLOCK, ActionType.STAB)
 _FACT_COLUMNS = [_INDEX[name] for name in ("carrier", "in_tackle_zone", "path_failure", "endzone_gain",
-                                           "target_tackle_zones", "block_dice")]
+                                           "target_tackle_zones", "block_dice", "beside_our_carrier",
+                                           "beside_their_carrier", "onto_ball")]
 
 
 def action_features(game: botbowl.Game, actions: Sequence[Action], choose=scripted_action) -> np.ndarray:
@@ -67,6 +81,10 @@ def action_features(game: botbowl.Game, actions: Sequence[Action], choose=script
         x[chosen, _INDEX["policy_choice"]] = 1.0
     team = game.active_team
     active = game.state.active_player
+    ours = board.our_carrier if board is not None and board.our_carrier is not None \
+        and board.our_carrier.position is not None else None
+    theirs = board.their_carrier if board is not None and board.their_carrier is not None \
+        and board.their_carrier.position is not None else None
     # A state's actions share few types and players (a move's every square, one player): each is
     # looked up once. This runs at every node the search expands, as often as the priors.
     kinds = []
@@ -93,20 +111,24 @@ def action_features(game: botbowl.Game, actions: Sequence[Action], choose=script
         fact_index.append(row)
         target = action.position
         if target is None:
-            facts_rows.append((facts[0], facts[1], 0.0, 0.0, 0.0, 0.0))
+            facts_rows.append((facts[0], facts[1], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
             continue
         key = (action_type, target.x, target.y)
         path = paths.get(key)
         failure = 1.0 - (path.prob if path is not None else 1.0)
         if action_type is ActionType.MOVE:
             facts_rows.append((facts[0], facts[1], failure, (facts[2] - board.to_endzone(target)) / facts[3],
-                               min(board.tackle_zones.at(target), 4) / 4.0, 0.0))
+                               min(board.tackle_zones.at(target), 4) / 4.0, 0.0,
+                               float(ours is not None and ours is not player and ours.position.distance(target) == 1),
+                               float(theirs is not None and theirs.position.distance(target) == 1),
+                               float(board.ball is not None and board.ball == target)))
         elif action_type in _BLOCKS:
             count = dice.get(key, path.block_dice if path is not None else None)
             facts_rows.append((facts[0], facts[1], failure, 0.0, 0.0,
-                               0.0 if count is None else max(-3, min(3, count)) / 3.0))
+                               0.0 if count is None else max(-3, min(3, count)) / 3.0, 0.0,
+                               float(theirs is not None and theirs.position == target), 0.0))
         else:
-            facts_rows.append((facts[0], facts[1], failure, 0.0, 0.0, 0.0))
+            facts_rows.append((facts[0], facts[1], failure, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
     x[np.arange(len(actions)), kinds] = 1.0
     if facts_rows:
         x[np.ix_(fact_index, _FACT_COLUMNS)] = facts_rows
