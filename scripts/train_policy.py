@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Train the learned policy on self-play data (scripts/run.sh selfplay): fit the action weights to the
-searches' visit shares (or Gumbel MuZero's improved policy, --target improved) by cross-entropy, starting from (and pulled toward) the knowledge priors, and
+"""Train the learned policy on self-play data (scripts/run.sh selfplay): fit the action weights (and
+a hidden layer, --hidden) to the searches' visit shares (or Gumbel MuZero's improved policy,
+--target improved) by cross-entropy, starting from (and pulled toward) the knowledge priors, and
 score it on held-out games against those priors. Writes results/models/policy-<board>.npz (--out).
 
-The split is by game. Use a trained model as the search's prior from Python:
-    MCTSBot(preset=mcts_bot.configure("default", priors=PolicyModel.load(path)))
+The split is by game. Search with a trained model as the prior: `evaluate --policy FILE` (or, from
+Python, `mcts_bot.harness.bots.with_models("default", policy=FILE)`, which also makes it read the
+choice its preset plans with).
 """
 import argparse
 from pathlib import Path
@@ -26,7 +28,10 @@ def main() -> None:
     parser.add_argument("--generation", type=cli.positive_int, default=1,
                         help="the generation this model is, recorded in its file (default 1)")
     parser.add_argument("--l2", type=float, default=0.01, help="pull toward the knowledge priors' weights (default 0.01)")
-    parser.add_argument("--steps", type=cli.positive_int, default=300, help="full-batch Adam steps (default 300)")
+    parser.add_argument("--hidden", type=cli.non_negative_int, default=0,
+                        help="relu units in a hidden layer beside the linear score (default 0: linear)")
+    parser.add_argument("--steps", type=cli.positive_int, default=None,
+                        help="full-batch Adam steps (default 300, 1500 with a hidden layer)")
     parser.add_argument("--test-share", type=float, default=0.2, help="share of games held out (default 0.2)")
     parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="the split (default 0)")
     parser.add_argument("--out", type=Path, default=None, help="model file (default results/models/policy-<board>.npz)")
@@ -45,7 +50,9 @@ def main() -> None:
     test_games = rng.choice(games, size=max(1, int(round(args.test_share * len(games)))), replace=False)
     train, test = data.subset(np.setdiff1d(games, test_games)), data.subset(test_games)
     start = PolicyModel.initial()
-    model, losses = fit_policy(train.x, train.target, train.offsets, start=start, l2=args.l2, steps=args.steps)
+    steps = args.steps or (1500 if args.hidden else 300)
+    model, losses = fit_policy(train.x, train.target, train.offsets, start=start, l2=args.l2, steps=steps,
+                               hidden=args.hidden, seed=args.seed)
     print(f"{train.decisions} training decisions ({len(games) - len(test_games)} games), "
           f"{test.decisions} held out ({len(test_games)} games)")
     print(f"cross-entropy to the search's {'visit shares' if args.target == 'visits' else 'improved policy'} "
@@ -56,6 +63,7 @@ def main() -> None:
               f"  first choice held out {top_choice_agreement(m, test.x, test.target, test.offsets):.1%}")
     print("weights:", ", ".join(f"{n} {w:+.2f}" for n, w in zip(ACTION_FEATURE_NAMES, model.weights)))
     model.info.update(generation=str(args.generation), trained_on=" ".join(map(str, folders)), target=args.target,
+                      hidden=str(args.hidden),
                       decisions=str(train.decisions),
                       held_out_cross_entropy=f"{cross_entropy(model, test.x, test.target, test.offsets):.4f}",
                       held_out_first_choice=f"{top_choice_agreement(model, test.x, test.target, test.offsets):.4f}")

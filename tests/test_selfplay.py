@@ -145,13 +145,34 @@ def test_fit_recovers_the_weights_that_made_the_targets():
                                                                                           target, offsets)
 
 
+def test_a_hidden_layer_fits_what_the_linear_model_cannot():
+    # The targets favour an action only when two facts hold together: no linear score says that.
+    rng = np.random.RandomState(1)
+    sizes = rng.randint(2, 8, size=600)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    x = (rng.uniform(size=(offsets[-1], NUM_ACTION_FEATURES)) < 0.5).astype(float)
+    target = softmax_by_state(4.0 * x[:, 2] * x[:, 3], offsets)
+    linear, _ = fit_policy(x, target, offsets, l2=0.0, steps=400)
+    deep, losses = fit_policy(x, target, offsets, l2=0.0, steps=1500, hidden=8)
+    assert losses[0] == pytest.approx(fit_policy(x, target, offsets, l2=0.0, steps=1)[1][0]), "it starts at the start"
+    assert cross_entropy(deep, x, target, offsets) < cross_entropy(linear, x, target, offsets) - 0.1
+
+
 def test_a_model_round_trips_and_refuses_other_features(tmp_path):
     model = PolicyModel(np.arange(NUM_ACTION_FEATURES, dtype=float), {"generation": "3"})
     model.save(tmp_path / "p.npz")
     loaded = PolicyModel.load(tmp_path / "p.npz")
     assert np.array_equal(loaded.weights, model.weights) and loaded.info == {"generation": "3"}
+    layer = (np.ones((4, NUM_ACTION_FEATURES)), np.zeros(4), np.arange(4.0))
+    PolicyModel(model.weights, hidden=layer).save(tmp_path / "h.npz")
+    loaded = PolicyModel.load(tmp_path / "h.npz")
+    assert all(np.array_equal(a, b) for a, b in zip(loaded.hidden, layer))
+    x = np.eye(NUM_ACTION_FEATURES)[:5]
+    assert np.allclose(loaded.scores(x), x @ model.weights + np.maximum(x @ layer[0].T, 0) @ layer[2])
     with pytest.raises(ValueError, match="weights"):
         PolicyModel(np.zeros(3))
+    with pytest.raises(ValueError, match="hidden layer"):
+        PolicyModel(model.weights, hidden=(np.ones((4, 3)), np.zeros(4), np.zeros(4)))
     with pytest.raises(FileNotFoundError, match="train_policy"):
         PolicyModel.load(tmp_path / "none.npz")
 

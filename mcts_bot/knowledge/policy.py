@@ -146,18 +146,28 @@ def softmax_by_state(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 @dataclass
 class PolicyModel:
-    """p(a | s) = softmax over the state's actions of weights . action_features(s, a)."""
+    """p(a | s) = softmax over the state's actions of score(action_features(s, a)), where the score is
+    linear, `weights . x`, plus, with a hidden layer (U, c, v), `v . relu(U x + c)`: the same facts
+    combined (a move beside our carrier when it is the carrier's own, say). With v = 0 it is the
+    linear model, so a fit with a hidden layer starts from generation 0 too."""
 
     weights: np.ndarray
     info: Dict[str, str] = field(default_factory=dict)  # how it was trained: data, generation, scores
     # The rule-based choice `policy_choice` marks (see the module doc); not saved with the weights.
     choose: Callable[[botbowl.Game], Action] = field(default=scripted_action, compare=False)
+    hidden: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default=None, compare=False)  # (U, c, v)
 
     def __post_init__(self) -> None:
         self.weights = np.asarray(self.weights, dtype=float)
         if self.weights.shape != (NUM_ACTION_FEATURES,):
             raise ValueError(f"a policy needs {NUM_ACTION_FEATURES} weights ({', '.join(ACTION_FEATURE_NAMES)}), "
                              f"got shape {self.weights.shape}: train it again on data of this version")
+        if self.hidden is not None:
+            u, c, v = (np.asarray(part, dtype=float) for part in self.hidden)
+            if u.ndim != 2 or u.shape[1] != NUM_ACTION_FEATURES or c.shape != (len(u),) or v.shape != (len(u),):
+                raise ValueError(f"a hidden layer is (U, c, v) of shapes (H, {NUM_ACTION_FEATURES}), (H,), (H,): "
+                                 f"got {u.shape}, {c.shape}, {v.shape}")
+            self.hidden = (u, c, v)
 
     @classmethod
     def initial(cls) -> "PolicyModel":
@@ -171,23 +181,32 @@ class PolicyModel:
         """This model reading `choose`'s choice as its `policy_choice` feature."""
         return dataclasses.replace(self, choose=choose)
 
+    def scores(self, x: np.ndarray) -> np.ndarray:
+        """Each action's score (a row of `x`), before the softmax."""
+        scores = x @ self.weights
+        if self.hidden is not None:
+            u, c, v = self.hidden
+            scores = scores + np.maximum(x @ u.T + c, 0.0) @ v
+        return scores
+
     def probabilities(self, x: np.ndarray, offsets: Optional[np.ndarray] = None) -> np.ndarray:
         """The policy over each state's actions (rows of `x`; one state unless `offsets` are given)."""
         offsets = np.array([0, len(x)]) if offsets is None else offsets
-        return softmax_by_state(x @ self.weights, offsets)
+        return softmax_by_state(self.scores(x), offsets)
 
     def __call__(self, game: botbowl.Game, actions: List[Action]) -> List[float]:
         """The `Priors` signature: a probability per action."""
         if not actions:
             return []
-        scores = action_features(game, actions, self.choose) @ self.weights
+        scores = self.scores(action_features(game, actions, self.choose))
         e = np.exp(scores - scores.max())  # one state: a plain softmax, cheaper than softmax_by_state's
         return (e / e.sum()).tolist()
 
     def save(self, path: Path) -> None:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(path, weights=self.weights, names=np.array(ACTION_FEATURE_NAMES),
+        hidden = dict(zip(("hidden_in", "hidden_bias", "hidden_out"), self.hidden)) if self.hidden is not None else {}
+        np.savez(path, weights=self.weights, names=np.array(ACTION_FEATURE_NAMES), **hidden,
                  info_keys=np.array(list(self.info)), info_values=np.array(list(self.info.values())))
 
     @classmethod
@@ -200,7 +219,9 @@ class PolicyModel:
             if names != ACTION_FEATURE_NAMES:
                 raise ValueError(f"{path} was trained on other action features ({len(names)}): train it again")
             info = dict(zip((str(k) for k in data["info_keys"]), (str(v) for v in data["info_values"])))
-            return cls(data["weights"], info)
+            hidden = tuple(data[k] for k in ("hidden_in", "hidden_bias", "hidden_out")) \
+                if "hidden_in" in data.files else None
+            return cls(data["weights"], info, hidden=hidden)
 
 
 def cross_entropy(model: PolicyModel, x: np.ndarray, target: np.ndarray, offsets: np.ndarray) -> float:
@@ -212,29 +233,49 @@ def cross_entropy(model: PolicyModel, x: np.ndarray, target: np.ndarray, offsets
 def top_choice_agreement(model: PolicyModel, x: np.ndarray, target: np.ndarray, offsets: np.ndarray) -> float:
     """The share of states where the model's likeliest action is the target's likeliest (the first of
     equals in both): what matters when the search plays its priors' first choice unless overruled."""
-    scores = x @ model.weights
+    scores = model.scores(x)
     agree = [np.argmax(scores[a:b]) == np.argmax(target[a:b]) for a, b in zip(offsets[:-1], offsets[1:])]
     return float(np.mean(agree)) if agree else float("nan")
 
 
 def fit_policy(x: np.ndarray, target: np.ndarray, offsets: np.ndarray, start: Optional[PolicyModel] = None,
-               l2: float = 0.01, steps: int = 300, learning_rate: float = 0.05) -> Tuple[PolicyModel, List[float]]:
-    """Fit the weights to the targets by cross-entropy (full-batch Adam), pulled toward `start`'s
-    weights (default: the knowledge priors) by `l2`. Returns the model and the loss before each step."""
+               l2: float = 0.01, steps: int = 300, learning_rate: float = 0.05, hidden: int = 0,
+               seed: int = 0) -> Tuple[PolicyModel, List[float]]:
+    """Fit the model to the targets by cross-entropy (full-batch Adam), its linear weights pulled
+    toward `start`'s (default: the knowledge priors) by `l2`, a hidden layer of `hidden` units (if
+    any, drawn from `seed` with v = 0, so the fit starts at `start`) toward 0. Returns the model and
+    the loss before each step."""
     start = start or PolicyModel.initial()
-    w0 = start.weights.copy()
-    w = w0.copy()
     states = len(offsets) - 1
     if states < 1 or len(x) != offsets[-1] or target.shape != (len(x),):
         raise ValueError("fit_policy needs rows of x and targets for each state's actions, and offsets that slice them")
-    m, v = np.zeros_like(w), np.zeros_like(w)
+    w0 = start.weights.copy()
+    params = {"w": w0.copy()}
+    if hidden:
+        rng = np.random.RandomState(seed)
+        params.update(u=rng.normal(0.0, 1.0 / np.sqrt(x.shape[1]), (hidden, x.shape[1])), c=np.zeros(hidden),
+                      v=np.zeros(hidden))
+    moments = {name: (np.zeros_like(p), np.zeros_like(p)) for name, p in params.items()}
     losses = []
     for step in range(1, steps + 1):
-        p = softmax_by_state(x @ w, offsets)
-        losses.append(float(-np.sum(target * np.log(np.maximum(p, 1e-12))) / states + l2 * np.sum((w - w0) ** 2)))
-        # d/dw of the mean cross-entropy: sum over actions of (p - target) x, per state, averaged.
-        grad = ((p - target) @ x) / states + 2 * l2 * (w - w0)
-        m = 0.9 * m + 0.1 * grad
-        v = 0.999 * v + 0.001 * grad ** 2
-        w = w - learning_rate * (m / (1 - 0.9 ** step)) / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
-    return PolicyModel(w, dict(start.info), start.choose), losses
+        scores = x @ params["w"]
+        if hidden:
+            pre = x @ params["u"].T + params["c"]
+            h = np.maximum(pre, 0.0)
+            scores = scores + h @ params["v"]
+        p = softmax_by_state(scores, offsets)
+        penalty = np.sum((params["w"] - w0) ** 2) + sum(np.sum(params[k] ** 2) for k in ("u", "v") if k in params)
+        losses.append(float(-np.sum(target * np.log(np.maximum(p, 1e-12))) / states + l2 * penalty))
+        # The mean cross-entropy's gradient by each action's score: (p - target) per state, averaged.
+        g = (p - target) / states
+        grads = {"w": g @ x + 2 * l2 * (params["w"] - w0)}
+        if hidden:
+            back = (g[:, None] * (pre > 0)) * params["v"]  # by each unit's input, per action
+            grads.update(v=g @ h + 2 * l2 * params["v"], u=back.T @ x + 2 * l2 * params["u"], c=back.sum(axis=0))
+        for name, grad in grads.items():
+            m, v = moments[name]
+            m, v = 0.9 * m + 0.1 * grad, 0.999 * v + 0.001 * grad ** 2
+            moments[name] = (m, v)
+            params[name] = params[name] - learning_rate * (m / (1 - 0.9 ** step)) / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
+    layer = (params["u"], params["c"], params["v"]) if hidden else None
+    return PolicyModel(params["w"], dict(start.info), start.choose, hidden=layer), losses
