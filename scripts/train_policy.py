@@ -17,6 +17,11 @@ from mcts_bot.harness import cli, selfplay
 from mcts_bot.knowledge.policy import ACTION_FEATURE_NAMES, PolicyModel, cross_entropy, fit_policy, top_choice_agreement
 
 
+def score(measure, model: PolicyModel, data: selfplay.PolicyData) -> float:
+    """`measure` (cross_entropy, top_choice_agreement) of `model` on `data`'s decisions."""
+    return measure(model, data.x, data.target, data.offsets, data.states)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     cli.add_board_argument(parser, default=5)
@@ -30,6 +35,9 @@ def main() -> None:
     parser.add_argument("--l2", type=float, default=0.01, help="pull toward the knowledge priors' weights (default 0.01)")
     parser.add_argument("--hidden", type=cli.non_negative_int, default=0,
                         help="relu units in a hidden layer beside the linear score (default 0: linear)")
+    parser.add_argument("--context", action="store_true",
+                        help="with --hidden: the hidden layer reads the state's features too (the score, the time, "
+                             "whose ball)")
     parser.add_argument("--steps", type=cli.positive_int, default=None,
                         help="full-batch Adam steps (default 300, 1500 with a hidden layer)")
     parser.add_argument("--test-share", type=float, default=0.2, help="share of games held out (default 0.2)")
@@ -38,6 +46,8 @@ def main() -> None:
     args = parser.parse_args()
     if not 0 < args.test_share < 1 or args.l2 < 0:
         parser.error("--test-share must be in (0, 1) and --l2 at least 0")
+    if args.context and not args.hidden:
+        parser.error("--context gives the hidden layer the state's features: give --hidden N too")
     folders = args.data or [Path("data") / f"selfplay-{args.board}"]
     try:
         data = selfplay.load(folders, target=args.target)
@@ -52,21 +62,20 @@ def main() -> None:
     start = PolicyModel.initial()
     steps = args.steps or (1500 if args.hidden else 300)
     model, losses = fit_policy(train.x, train.target, train.offsets, start=start, l2=args.l2, steps=steps,
-                               hidden=args.hidden, seed=args.seed)
+                               hidden=args.hidden, states=train.states if args.context else None, seed=args.seed)
     print(f"{train.decisions} training decisions ({len(games) - len(test_games)} games), "
           f"{test.decisions} held out ({len(test_games)} games)")
     print(f"cross-entropy to the search's {'visit shares' if args.target == 'visits' else 'improved policy'} "
           "(lower is better), and how often the likeliest action is the target's:")
     for name, m in (("knowledge priors (generation 0)", start), ("trained policy", model)):
-        print(f"  {name:32s} train {cross_entropy(m, train.x, train.target, train.offsets):.4f}"
-              f"  held out {cross_entropy(m, test.x, test.target, test.offsets):.4f}"
-              f"  first choice held out {top_choice_agreement(m, test.x, test.target, test.offsets):.1%}")
+        print(f"  {name:32s} train {score(cross_entropy, m, train):.4f}  held out {score(cross_entropy, m, test):.4f}"
+              f"  first choice held out {score(top_choice_agreement, m, test):.1%}")
     print("weights:", ", ".join(f"{n} {w:+.2f}" for n, w in zip(ACTION_FEATURE_NAMES, model.weights)))
     model.info.update(generation=str(args.generation), trained_on=" ".join(map(str, folders)), target=args.target,
-                      hidden=str(args.hidden),
+                      hidden=str(args.hidden), context=str(args.context),
                       decisions=str(train.decisions),
-                      held_out_cross_entropy=f"{cross_entropy(model, test.x, test.target, test.offsets):.4f}",
-                      held_out_first_choice=f"{top_choice_agreement(model, test.x, test.target, test.offsets):.4f}")
+                      held_out_cross_entropy=f"{score(cross_entropy, model, test):.4f}",
+                      held_out_first_choice=f"{score(top_choice_agreement, model, test):.4f}")
     out = args.out or Path("results") / "models" / f"policy-{args.board}.npz"
     model.save(out)
     print(f"model: {out}")

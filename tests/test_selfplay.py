@@ -21,9 +21,12 @@ from mcts_bot.knowledge.policy import (
     action_features,
     cross_entropy,
     fit_policy,
+    rows_of,
     softmax_by_state,
     top_choice_agreement,
 )
+from mcts_bot.knowledge.features import NUM_FEATURES
+from mcts_bot.knowledge.features import features as value_features
 from mcts_bot.knowledge.priors import knowledge_priors
 from mcts_bot.knowledge.value import ValueModel
 from mcts_bot.knowledge.value import model_for as value_model_for
@@ -153,9 +156,40 @@ def test_a_hidden_layer_fits_what_the_linear_model_cannot():
     x = (rng.uniform(size=(offsets[-1], NUM_ACTION_FEATURES)) < 0.5).astype(float)
     target = softmax_by_state(4.0 * x[:, 2] * x[:, 3], offsets)
     linear, _ = fit_policy(x, target, offsets, l2=0.0, steps=400)
-    deep, losses = fit_policy(x, target, offsets, l2=0.0, steps=1500, hidden=8)
+    deep, losses = fit_policy(x, target, offsets, l2=0.0, steps=1500, hidden=16)
     assert losses[0] == pytest.approx(fit_policy(x, target, offsets, l2=0.0, steps=1)[1][0]), "it starts at the start"
     assert cross_entropy(deep, x, target, offsets) < cross_entropy(linear, x, target, offsets) - 0.1
+
+
+def test_a_hidden_layer_with_context_reads_the_state():
+    # The same action is favoured in one kind of state only: only a model that reads the state can tell.
+    rng = np.random.RandomState(2)
+    sizes = rng.randint(2, 8, size=600)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    x = (rng.uniform(size=(offsets[-1], NUM_ACTION_FEATURES)) < 0.5).astype(float)
+    states = (rng.uniform(size=(600, NUM_FEATURES)) < 0.5).astype(float)
+    target = softmax_by_state(4.0 * x[:, 2] * rows_of(states, offsets)[:, 0], offsets)
+    plain, _ = fit_policy(x, target, offsets, l2=0.0, steps=1500, hidden=16)
+    context, _ = fit_policy(x, target, offsets, l2=0.0, steps=1500, hidden=16, states=states)
+    assert context.context and not plain.context
+    assert cross_entropy(context, x, target, offsets, states) < cross_entropy(plain, x, target, offsets) - 0.1
+    with pytest.raises(ValueError, match="state"):
+        context.scores(x)
+    with pytest.raises(ValueError, match="hidden units"):
+        fit_policy(x, target, offsets, states=states)
+
+
+def test_a_model_with_context_plays_from_the_game(tmp_path):
+    layer = (np.ones((3, NUM_ACTION_FEATURES + NUM_FEATURES)), np.zeros(3), np.ones(3))
+    model = PolicyModel(PolicyModel.initial().weights, hidden=layer)
+    model.save(tmp_path / "c.npz")
+    loaded = PolicyModel.load(tmp_path / "c.npz")
+    assert loaded.context
+    game = turn_position(5, seed=1)
+    actions = legal_actions(game)
+    state = value_features(game, game.active_team)
+    x = action_features(game, actions)
+    assert np.allclose(loaded(game, actions), loaded.probabilities(x, states=state))
 
 
 def test_a_model_round_trips_and_refuses_other_features(tmp_path):

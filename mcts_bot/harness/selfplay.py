@@ -207,12 +207,14 @@ def _arrays(key: str, rows: list, game: botbowl.Game) -> dict:
 @dataclass
 class PolicyData:
     """Decisions of many games for `fit_policy`: rows of action features, the search's visit shares
-    as targets, offsets slicing them by decision, and each decision's game (for splits by game)."""
+    as targets, offsets slicing them by decision, and each decision's game (for splits by game) and
+    state features (for a policy with context)."""
 
     x: np.ndarray
     target: np.ndarray
     offsets: np.ndarray
     game: np.ndarray
+    states: np.ndarray
 
     @property
     def decisions(self) -> int:
@@ -223,7 +225,8 @@ class PolicyData:
         rows = np.concatenate([np.arange(self.offsets[i], self.offsets[i + 1]) for i in keep]) if len(keep) \
             else np.zeros(0, np.int64)
         sizes = np.diff(self.offsets)[keep]
-        return PolicyData(self.x[rows], self.target[rows], np.concatenate([[0], np.cumsum(sizes)]), self.game[keep])
+        return PolicyData(self.x[rows], self.target[rows], np.concatenate([[0], np.cumsum(sizes)]), self.game[keep],
+                          self.states[keep])
 
 
 TARGETS = ("visits", "improved")
@@ -255,7 +258,7 @@ def load(folders: Sequence[Path], target: str = "visits") -> PolicyData:
     with target="improved" the `improved_policy`."""
     if target not in TARGETS:
         raise ValueError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
-    xs, targets, sizes, games = [], [], [], []
+    xs, targets, sizes, games, states = [], [], [], [], []
     files = saved_games(folders)
     if not files:
         raise FileNotFoundError(f"no self-play games in {', '.join(map(str, folders))}: play some with scripts/run.sh selfplay")
@@ -276,7 +279,8 @@ def load(folders: Sequence[Path], target: str = "visits") -> PolicyData:
                                else improved_policy(prior[a:b], q[a:b], visits[a:b], float(root_value[i])))
                 sizes.append(b - a)
                 games.append(number)
+                states.append(data["state"][i])
     if not sizes:
         raise ValueError(f"the games in {', '.join(map(str, folders))} hold no decision with a choice")
     return PolicyData(np.concatenate(xs), np.concatenate(targets), np.concatenate([[0], np.cumsum(sizes)]),
-                      np.array(games))
+                      np.array(games), np.array(states))

@@ -29,6 +29,7 @@ import botbowl
 import numpy as np
 from botbowl.core import Action, ActionType
 
+from mcts_bot.knowledge.features import NUM_FEATURES, features
 from mcts_bot.knowledge.priors import SCRIPTED_BONUS, knowledge_board, knowledge_logits, offered_paths_and_dice
 from mcts_bot.knowledge.scripted import scripted_action
 
@@ -144,12 +145,19 @@ def softmax_by_state(scores: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return e / np.repeat(np.add.reduceat(e, starts), sizes)
 
 
+def rows_of(states: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Each decision's state features repeated on the rows of its actions."""
+    return np.repeat(states, np.diff(offsets), axis=0)
+
+
 @dataclass
 class PolicyModel:
     """p(a | s) = softmax over the state's actions of score(action_features(s, a)), where the score is
-    linear, `weights . x`, plus, with a hidden layer (U, c, v), `v . relu(U x + c)`: the same facts
-    combined (a move beside our carrier when it is the carrier's own, say). With v = 0 it is the
-    linear model, so a fit with a hidden layer starts from generation 0 too."""
+    linear, `weights . x`, plus, with a hidden layer (U, c, v), `v . relu(U [x, s] + c)`: the same facts
+    combined (a move beside our carrier when it is the carrier's own, say), and with context (U as
+    wide as the action and the state features, `knowledge.features`) combined with the state (the
+    score, the time left, whose ball). With v = 0 it is the linear model, so a fit with a hidden
+    layer starts from generation 0 too."""
 
     weights: np.ndarray
     info: Dict[str, str] = field(default_factory=dict)  # how it was trained: data, generation, scores
@@ -164,10 +172,16 @@ class PolicyModel:
                              f"got shape {self.weights.shape}: train it again on data of this version")
         if self.hidden is not None:
             u, c, v = (np.asarray(part, dtype=float) for part in self.hidden)
-            if u.ndim != 2 or u.shape[1] != NUM_ACTION_FEATURES or c.shape != (len(u),) or v.shape != (len(u),):
-                raise ValueError(f"a hidden layer is (U, c, v) of shapes (H, {NUM_ACTION_FEATURES}), (H,), (H,): "
-                                 f"got {u.shape}, {c.shape}, {v.shape}")
+            widths = (NUM_ACTION_FEATURES, NUM_ACTION_FEATURES + NUM_FEATURES)
+            if u.ndim != 2 or u.shape[1] not in widths or c.shape != (len(u),) or v.shape != (len(u),):
+                raise ValueError(f"a hidden layer is (U, c, v) of shapes (H, {' or '.join(map(str, widths))}), (H,), "
+                                 f"(H,): got {u.shape}, {c.shape}, {v.shape}")
             self.hidden = (u, c, v)
+
+    @property
+    def context(self) -> bool:
+        """Whether its hidden layer reads the state's features too."""
+        return self.hidden is not None and self.hidden[0].shape[1] > NUM_ACTION_FEATURES
 
     @classmethod
     def initial(cls) -> "PolicyModel":
@@ -181,27 +195,40 @@ class PolicyModel:
         """This model reading `choose`'s choice as its `policy_choice` feature."""
         return dataclasses.replace(self, choose=choose)
 
-    def scores(self, x: np.ndarray) -> np.ndarray:
-        """Each action's score (a row of `x`), before the softmax."""
+    def scores(self, x: np.ndarray, state_rows: Optional[np.ndarray] = None) -> np.ndarray:
+        """Each action's score (a row of `x`; `state_rows`: its state's features, for a model with
+        context), before the softmax."""
         scores = x @ self.weights
         if self.hidden is not None:
             u, c, v = self.hidden
+            if self.context:
+                if state_rows is None:
+                    raise ValueError("this policy reads the state's features too: give them (state_rows)")
+                x = np.hstack([x, state_rows])
             scores = scores + np.maximum(x @ u.T + c, 0.0) @ v
         return scores
 
-    def probabilities(self, x: np.ndarray, offsets: Optional[np.ndarray] = None) -> np.ndarray:
-        """The policy over each state's actions (rows of `x`; one state unless `offsets` are given)."""
+    def probabilities(self, x: np.ndarray, offsets: Optional[np.ndarray] = None,
+                      states: Optional[np.ndarray] = None) -> np.ndarray:
+        """The policy over each state's actions (rows of `x`; one state unless `offsets` are given;
+        `states`: one row of state features per state, for a model with context)."""
         offsets = np.array([0, len(x)]) if offsets is None else offsets
-        return softmax_by_state(self.scores(x), offsets)
+        state_rows = rows_of(np.atleast_2d(states), offsets) if states is not None else None
+        return softmax_by_state(self.scores(x, state_rows), offsets)
 
     def __call__(self, game: botbowl.Game, actions: List[Action]) -> List[float]:
         """The `Priors` signature: a probability per action."""
         if not actions:
             return []
-        scores = self.scores(action_features(game, actions, self.choose))
+        x = action_features(game, actions, self.choose)
+        state_rows = None
+        if self.context:
+            team = game.active_team
+            state = features(game, team) if team is not None else np.zeros(NUM_FEATURES)
+            state_rows = np.broadcast_to(state, (len(x), NUM_FEATURES))
+        scores = self.scores(x, state_rows)
         e = np.exp(scores - scores.max())  # one state: a plain softmax, cheaper than softmax_by_state's
         return (e / e.sum()).tolist()
-
     def save(self, path: Path) -> None:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -224,58 +251,69 @@ class PolicyModel:
             return cls(data["weights"], info, hidden=hidden)
 
 
-def cross_entropy(model: PolicyModel, x: np.ndarray, target: np.ndarray, offsets: np.ndarray) -> float:
+def cross_entropy(model: PolicyModel, x: np.ndarray, target: np.ndarray, offsets: np.ndarray,
+                  states: Optional[np.ndarray] = None) -> float:
     """Mean over states of -sum_a target(a) log p(a): the search's distribution against the model's."""
-    p = model.probabilities(x, offsets)
+    p = model.probabilities(x, offsets, states)
     return float(-np.sum(target * np.log(np.maximum(p, 1e-12))) / (len(offsets) - 1))
 
 
-def top_choice_agreement(model: PolicyModel, x: np.ndarray, target: np.ndarray, offsets: np.ndarray) -> float:
+def top_choice_agreement(model: PolicyModel, x: np.ndarray, target: np.ndarray, offsets: np.ndarray,
+                         states: Optional[np.ndarray] = None) -> float:
     """The share of states where the model's likeliest action is the target's likeliest (the first of
     equals in both): what matters when the search plays its priors' first choice unless overruled."""
-    scores = model.scores(x)
+    scores = model.scores(x, rows_of(states, offsets) if states is not None else None)
     agree = [np.argmax(scores[a:b]) == np.argmax(target[a:b]) for a, b in zip(offsets[:-1], offsets[1:])]
     return float(np.mean(agree)) if agree else float("nan")
 
 
 def fit_policy(x: np.ndarray, target: np.ndarray, offsets: np.ndarray, start: Optional[PolicyModel] = None,
-               l2: float = 0.01, steps: int = 300, learning_rate: float = 0.05, hidden: int = 0,
-               seed: int = 0) -> Tuple[PolicyModel, List[float]]:
+               l2: float = 0.01, steps: int = 300, learning_rate: Optional[float] = None, hidden: int = 0,
+               states: Optional[np.ndarray] = None, seed: int = 0) -> Tuple[PolicyModel, List[float]]:
     """Fit the model to the targets by cross-entropy (full-batch Adam), its linear weights pulled
     toward `start`'s (default: the knowledge priors) by `l2`, a hidden layer of `hidden` units (if
-    any, drawn from `seed` with v = 0, so the fit starts at `start`) toward 0. Returns the model and
+    any, drawn from `seed` with v = 0, so the fit starts at `start`) toward 0; with `states` (one row
+    of state features per decision) the hidden layer reads them too. Adam's step is `learning_rate`
+    (default 0.05, 0.01 with a hidden layer: larger steps leave its units dead). Returns the model and
     the loss before each step."""
     start = start or PolicyModel.initial()
-    states = len(offsets) - 1
-    if states < 1 or len(x) != offsets[-1] or target.shape != (len(x),):
+    learning_rate = learning_rate or (0.01 if hidden else 0.05)
+    decisions = len(offsets) - 1
+    if decisions < 1 or len(x) != offsets[-1] or target.shape != (len(x),):
         raise ValueError("fit_policy needs rows of x and targets for each state's actions, and offsets that slice them")
+    if states is not None and (not hidden or states.shape != (decisions, NUM_FEATURES)):
+        raise ValueError(f"states are read by a hidden layer: give hidden units and one row of {NUM_FEATURES} "
+                         f"state features per decision")
+    inputs = np.hstack([x, rows_of(states, offsets)]) if states is not None else x
     w0 = start.weights.copy()
     params = {"w": w0.copy()}
     if hidden:
         rng = np.random.RandomState(seed)
-        params.update(u=rng.normal(0.0, 1.0 / np.sqrt(x.shape[1]), (hidden, x.shape[1])), c=np.zeros(hidden),
-                      v=np.zeros(hidden))
+        params.update(u=rng.normal(0.0, 1.0 / np.sqrt(inputs.shape[1]), (hidden, inputs.shape[1])),
+                      c=np.zeros(hidden), v=np.zeros(hidden))
     moments = {name: (np.zeros_like(p), np.zeros_like(p)) for name, p in params.items()}
     losses = []
     for step in range(1, steps + 1):
         scores = x @ params["w"]
         if hidden:
-            pre = x @ params["u"].T + params["c"]
+            pre = inputs @ params["u"].T + params["c"]
             h = np.maximum(pre, 0.0)
             scores = scores + h @ params["v"]
         p = softmax_by_state(scores, offsets)
         penalty = np.sum((params["w"] - w0) ** 2) + sum(np.sum(params[k] ** 2) for k in ("u", "v") if k in params)
-        losses.append(float(-np.sum(target * np.log(np.maximum(p, 1e-12))) / states + l2 * penalty))
+        losses.append(float(-np.sum(target * np.log(np.maximum(p, 1e-12))) / decisions + l2 * penalty))
         # The mean cross-entropy's gradient by each action's score: (p - target) per state, averaged.
-        g = (p - target) / states
+        g = (p - target) / decisions
         grads = {"w": g @ x + 2 * l2 * (params["w"] - w0)}
         if hidden:
             back = (g[:, None] * (pre > 0)) * params["v"]  # by each unit's input, per action
-            grads.update(v=g @ h + 2 * l2 * params["v"], u=back.T @ x + 2 * l2 * params["u"], c=back.sum(axis=0))
+            grads.update(v=g @ h + 2 * l2 * params["v"], u=back.T @ inputs + 2 * l2 * params["u"],
+                         c=back.sum(axis=0))
         for name, grad in grads.items():
             m, v = moments[name]
             m, v = 0.9 * m + 0.1 * grad, 0.999 * v + 0.001 * grad ** 2
             moments[name] = (m, v)
-            params[name] = params[name] - learning_rate * (m / (1 - 0.9 ** step)) / (np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
+            params[name] = params[name] - learning_rate * (m / (1 - 0.9 ** step)) / (
+                np.sqrt(v / (1 - 0.999 ** step)) + 1e-8)
     layer = (params["u"], params["c"], params["v"]) if hidden else None
     return PolicyModel(params["w"], dict(start.info), start.choose, hidden=layer), losses
