@@ -2,9 +2,9 @@
 
 AlphaZero's step beyond a learned value (issue 30): the root's visit counts of many searches are a
 better policy than the prior the search started from, so a model fitted to them makes a better
-prior for the next searches. The model here is a softmax over one linear score per action,
+prior for the next searches. The model here is a softmax over one score per action,
 
-    p(a | s) = softmax_a(w . action_features(s, a)),
+    p(a | s) = softmax_a(w . action_features(s, a))   (plus, optionally, a hidden layer: `PolicyModel`),
 
 whose features start with today's knowledge priors (`knowledge_logits` and the rule-based policy's
 choice) and add what a coach reads about the action itself: its kind, the path's risk, the ground it
