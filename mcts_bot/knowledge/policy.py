@@ -229,6 +229,7 @@ class PolicyModel:
         scores = self.scores(x, state_rows)
         e = np.exp(scores - scores.max())  # one state: a plain softmax, cheaper than softmax_by_state's
         return (e / e.sum()).tolist()
+
     def save(self, path: Path) -> None:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
