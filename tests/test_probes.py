@@ -3,7 +3,8 @@ as bots of one's own, plays legal games, and leaves the shipped `grod` as it was
 exposure inputs (docs/learned-value.md) sit on the right side and leave the collector as it was; the
 stateless probe plays `grod_action`'s choice legally and counts where it differs from `GrodBot`; the
 blitz replay logs each of the MCTS bot's blitzes once, as it was played; the carrier-blitz probe judges
-each turn that begins with their carrier in reach once, at its start."""
+each turn that begins with their carrier in reach once, at its start; the targets probe sharpens each
+decision's visit shares alone."""
 import importlib.util
 import json
 import sys
@@ -24,9 +25,9 @@ from mcts_bot.knowledge.exposure import EXPOSURES, MARKED, OPEN, exposure_grid
 from mcts_bot.knowledge.grod import Board
 
 PROBE_DIR = Path(__file__).resolve().parents[1] / "docs" / "probes"
-PROBES, VALUE_PROBE, STATELESS_PROBE, BLITZ_PROBE, CARRIER_BLITZ_PROBE = (
+PROBES, VALUE_PROBE, STATELESS_PROBE, BLITZ_PROBE, CARRIER_BLITZ_PROBE, TARGETS_PROBE = (
     PROBE_DIR / name for name in ("grod_variants.py", "exposure_value.py", "grod_stateless.py", "blitz_replay.py",
-                                  "carrier_blitz.py"))
+                                  "carrier_blitz.py", "policy_targets.py"))
 SHIPPED = {name: getattr(grod, name)
            for name in ("knockdown_value", "best_plan", "price", "TURNOVER_BASE", "CLOSE_VALUE", "Board",
                         "position_map", "LOSE_BY_EXPOSURE_THIN", "FORMATIONS_KICK", "FORMATIONS_RECEIVE")}
@@ -46,7 +47,7 @@ def probes():
                                         "ExposureGrod", "ExposureCageGrod", "ReserveBlitzGrod",
                                         "UnguardedExposureGrod", "StrandedExposureGrod", "StrandedAllExposureGrod",
                                         "SpreadKickGrod", "LineReceiveGrod", "OwnFrameGrod", "OpenCageGrod",
-                                        "OpenCagePairGrod"])
+                                        "OpenCagePairGrod", "BlocksFirstGrod"])
 def test_each_probe_plays_a_legal_game_and_restores_grod(class_name, monkeypatch):
     monkeypatch.setenv("GROD_WEIGHTS", "TURNOVER_BASE=3")
     bot = legality_checked(load_agent_class(PROBES, class_name))(class_name, seed=1)
@@ -204,11 +205,15 @@ def test_the_stranded_probe_charges_a_teammates_turnover_what_the_guards_still_t
     assert module.stranded_cost(Board(game, team, exposure=True)) == pytest.approx(0.0)
 
 
-def value_probe():
-    spec = importlib.util.spec_from_file_location("exposure_value_probe", VALUE_PROBE)
+def file_probe(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def value_probe():
+    return file_probe(VALUE_PROBE, "exposure_value_probe")
 
 
 @pytest.mark.parametrize("side", ["home", "away"])
@@ -277,3 +282,27 @@ def test_the_carrier_blitz_probe_judges_each_turn_once_at_its_start(tmp_path):
         assert turn["blocked_carrier"] <= ("BLOCK" in turn["actions"])
         assert turn["blitz_used_on"] != "carrier" or turn["blocked_carrier"]
         assert turn["best_on_carrier"] is None or turn["best_on_carrier"]["target"] is not None
+
+
+def test_the_targets_probe_sharpens_each_decisions_visit_shares_on_its_own():
+    sharpen = file_probe(TARGETS_PROBE, "policy_targets_probe").sharpen
+    target, offsets = np.array([0.5, 0.3, 0.2, 0.25, 0.75]), np.array([0, 3, 5])
+    assert sharpen(target, offsets, 1.0) == pytest.approx(target)
+    assert sharpen(target, offsets, 0.0).tolist() == [1, 0, 0, 0, 1]
+    half = sharpen(target, offsets, 0.5)
+    assert half[:3] == pytest.approx(np.array([25, 9, 4]) / 38) and half[3:] == pytest.approx([0.1, 0.9])
+
+
+def test_the_blocks_first_probe_throws_a_safe_block_before_a_move_and_only_then():
+    choose = probes().blocks_first_best_plan
+
+    def plan(start, score, p_turnover=0.0, deferred=False):
+        return grod.Plan(None, start, (), score, p_turnover, start.name, deferred, score)
+
+    move, block = plan(ActionType.START_MOVE, 2.0), plan(ActionType.START_BLOCK, 1.0, 0.11)
+    assert choose([move, block]) is block
+    assert choose([move, plan(ActionType.START_BLITZ, 1.0, 0.3)]) is move  # a one-die blitz waits
+    assert choose([move, plan(ActionType.START_BLOCK, 0.1)]) is move  # not worth a player's action
+    carrier = plan(ActionType.START_MOVE, 3.0, deferred=True)
+    assert choose([carrier, block]) is carrier  # the carrier's own moves: the shipped rule decides
+    assert choose([plan(ActionType.START_BLOCK, 3.0, 0.2), block]).score == 3.0

@@ -475,3 +475,30 @@ class OpenCagePairGrod(OwnFrameGrod):
     def act(self, game: botbowl.Game) -> Action:
         with patched({"price": partial(open_cage_price, pairs=True)}):
             return super().act(game)
+
+
+# -- blocks before moves: where 400-iteration searches overrule the default's knowledge most
+#    (docs/learning.md, "Where the deep searches overrule the priors, and sharper targets")
+BLOCK_FIRST_RISK = 0.12  # a block or blitz at most this likely to turn the ball over (two dice for, or better)
+
+
+def blocks_first_best_plan(plans) -> Optional[Plan]:
+    """The shipped choice, unless it starts a plain move while a block or blitz worth playing and at
+    most BLOCK_FIRST_RISK likely to turn the ball over is left: then the best of those."""
+    best = _best_plan(plans)
+    if best is None or best.deferred or best.start is not ActionType.START_MOVE:
+        return best
+    blocks = [p for p in plans if not p.deferred and p.start in (ActionType.START_BLOCK, ActionType.START_BLITZ)
+              and p.score >= grod.MIN_SCORE and p.p_turnover <= BLOCK_FIRST_RISK]
+    return max(blocks, key=lambda p: p.score) if blocks else best
+
+
+class BlocksFirstGrod(OwnFrameGrod):
+    """The default's knowledge (`OwnFrameGrod`) that throws its safe blocks and blitz before its moves."""
+
+    def __init__(self, name: str = "grod-blocks-first", seed: Optional[int] = None):
+        super().__init__(name, seed)
+
+    def act(self, game: botbowl.Game) -> Action:
+        with patched({"best_plan": blocks_first_best_plan}):
+            return super().act(game)
