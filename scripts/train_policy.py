@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mcts_bot.harness import cli, selfplay
+from mcts_bot.harness import cli, selfplay, training
 from mcts_bot.knowledge.policy import ACTION_FEATURE_NAMES, PolicyModel, cross_entropy, fit_policy, top_choice_agreement
 
 
@@ -56,9 +56,8 @@ def main() -> None:
     games = np.unique(data.game)
     if len(games) < 2:
         parser.error(f"{len(games)} game in {', '.join(map(str, folders))}: a split by game needs at least two")
-    rng = np.random.RandomState(args.seed)
-    test_games = rng.choice(games, size=max(1, int(round(args.test_share * len(games)))), replace=False)
-    train, test = data.subset(np.setdiff1d(games, test_games)), data.subset(test_games)
+    train, test = training.split_by_game(data, args.test_share, args.seed)
+    test_games = np.unique(test.game)
     start = PolicyModel.initial()
     steps = args.steps or (1500 if args.hidden else 300)
     model, losses = fit_policy(train.x, train.target, train.offsets, start=start, l2=args.l2, steps=steps,

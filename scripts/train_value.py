@@ -116,9 +116,8 @@ def train_on_selfplay(parser: argparse.ArgumentParser, args: argparse.Namespace,
     games = np.unique(data.game)
     if len(games) < 3:
         parser.error(f"{len(games)} self-play games in {', '.join(map(str, folders))}: a split by game needs at least 3")
-    test_games = np.random.RandomState(args.seed).choice(games, max(1, int(round(args.test_share * len(games)))),
-                                                         replace=False)
-    train, test = data.subset(np.setdiff1d(games, test_games)), data.subset(test_games)
+    train, test = training.split_by_game(data, args.test_share, args.seed)
+    test_games = np.unique(test.game)
     print(f"{len(games)} self-play games, {len(data.x)} searched states: {len(games) - len(test_games)} games to "
           f"train on, {len(test_games)} held out; target (1 - {args.root_weight:g}) result + {args.root_weight:g} root value")
     model = training.train_on_selfplay(train, root_weight=args.root_weight, seed=args.seed, hidden=args.hidden,

@@ -380,3 +380,16 @@ def test_the_benchmark_times_the_policy_against_the_priors_on_the_same_trees():
     rows = [[cell.strip() for cell in line.split("|")] for line in result.stdout.splitlines() if line.startswith("| 1 |")]
     assert [row[2] for row in rows] == ["on", "off"]
     assert rows[0][-2] == rows[1][-2], "generation 0 gives the priors' trees: the same nodes"
+
+
+def test_a_split_by_game_holds_out_whole_games_a_share_of_them_and_the_same_for_a_seed():
+    sizes = np.array([2, 3, 2, 4, 2, 3, 2, 2, 3, 2])  # ten decisions, one game each but the repeats below
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    game = np.array([0, 0, 1, 2, 2, 3, 4, 4, 5, 6])
+    data = selfplay.PolicyData(np.zeros((offsets[-1], 2)), np.zeros(offsets[-1]), offsets, game, np.zeros((10, 1)))
+    train, test = training.split_by_game(data, 0.3, seed=4)
+    held = set(np.unique(test.game))
+    assert len(held) == 2 and held.isdisjoint(train.game) and train.decisions + test.decisions == 10
+    assert all((test.game == g).sum() == (game == g).sum() for g in held)  # a game's decisions stay together
+    assert set(np.unique(training.split_by_game(data, 0.3, seed=4)[1].game)) == held
+    assert len(np.unique(training.split_by_game(data, 0.01, seed=0)[1].game)) == 1  # at least one game held out

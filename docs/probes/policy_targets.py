@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 from botbowl.core import ActionType
 
-from mcts_bot.harness import selfplay
+from mcts_bot.harness import selfplay, training
 from mcts_bot.harness.collect import saved_games
 from mcts_bot.knowledge.policy import PolicyModel, cross_entropy, fit_policy, top_choice_agreement
 
@@ -71,11 +71,8 @@ def main() -> None:
         print(f"  {kind} -> {instead}: {n}")
 
     data = selfplay.load(args.folders)
-    games = np.unique(data.game)
     for split in (0, 1, 2):
-        rng = np.random.RandomState(split)  # the split train_policy --seed makes
-        test_games = rng.choice(games, size=max(1, int(round(0.2 * len(games)))), replace=False)
-        train, test = data.subset(np.setdiff1d(games, test_games)), data.subset(test_games)
+        train, test = training.split_by_game(data, 0.2, split)  # the split train_policy --seed makes
         start = PolicyModel.initial()
         print(f"split {split}: {train.decisions} training decisions, {test.decisions} held out; generation 0: "
               f"cross-entropy {cross_entropy(start, test.x, test.target, test.offsets):.3f}, "

@@ -76,6 +76,16 @@ def split(games: Games, test_share: float, seed: int) -> Tuple[Games, Games]:
     return games.subset(sorted(order[n_test:])), games.subset(sorted(order[:n_test]))
 
 
+def split_by_game(data, test_share: float, seed: int):
+    """Self-play decisions (`selfplay.PolicyData`, `SelfPlayValues`: anything with `game` and
+    `subset(games)`) split into (train, held out) by game, a `test_share` of the games held out
+    (at least one), drawn from `seed`."""
+    games = np.unique(data.game)
+    test_games = np.random.RandomState(seed).choice(games, size=max(1, int(round(test_share * len(games)))),
+                                                    replace=False)
+    return data.subset(np.setdiff1d(games, test_games)), data.subset(test_games)
+
+
 # ------------------------------------------------------------------------------------------ fitting
 
 def _init(n_in: int, hidden: int, rng: np.random.RandomState) -> Dict[str, np.ndarray]:
