@@ -51,6 +51,7 @@ import botbowl
 import numpy as np
 from botbowl.core import Action
 
+from mcts_bot.adapter.boards import on_bot_bowl_board
 from mcts_bot.core.gumbel import GumbelRoot
 from mcts_bot.core.policies import (
     RememberedChoice,
@@ -64,7 +65,7 @@ from mcts_bot.core.policies import (
     shuffled_order,
     ucb1,
 )
-from mcts_bot.core.preset import ByBoard, Preset, check_parts, on_bot_bowl_board
+from mcts_bot.core.preset import ByBoard, Preset, check_parts
 from mcts_bot.knowledge.grod import grod_action, grod_mended_action
 from mcts_bot.knowledge.heuristics import material_heuristic, progress_heuristic, threat_heuristic
 from mcts_bot.knowledge.priors import (

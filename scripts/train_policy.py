@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Train the learned policy on self-play data (scripts/run.sh selfplay): fit the action weights (and
 a hidden layer, --hidden) to the searches' visit shares (or Gumbel MuZero's improved policy,
---target improved) by cross-entropy, starting from (and pulled toward) the knowledge priors, and
+--target improved, or the choice the default's margin would make, --target margin) by cross-entropy, starting from (and pulled toward) the knowledge priors, and
 score it on held-out games against those priors. Writes results/models/policy-<board>.npz (--out).
 
 The split is by game. Search with a trained model as the prior: `evaluate --policy FILE` (or, from
@@ -28,8 +28,9 @@ def main() -> None:
     parser.add_argument("--data", type=Path, nargs="+", default=None,
                         help="folders of self-play games (default data/selfplay-<board>)")
     parser.add_argument("--target", choices=selfplay.TARGETS, default="visits",
-                        help="what the policy learns: the root's visit shares, or the improved policy "
-                             "(softmax of log prior + the children's rescaled values) (default visits)")
+                        help="what the policy learns: the root's visit shares, the improved policy "
+                             "(softmax of log prior + the children's rescaled values), or the margin's choice (the "
+                             "prior's favourite unless the most visited beats its value by 0.02) (default visits)")
     parser.add_argument("--generation", type=cli.positive_int, default=1,
                         help="the generation this model is, recorded in its file (default 1)")
     parser.add_argument("--l2", type=float, default=0.01, help="pull toward the knowledge priors' weights (default 0.01)")
@@ -64,7 +65,8 @@ def main() -> None:
                                hidden=args.hidden, states=train.states if args.context else None, seed=args.seed)
     print(f"{train.decisions} training decisions ({len(games) - len(test_games)} games), "
           f"{test.decisions} held out ({len(test_games)} games)")
-    print(f"cross-entropy to the search's {'visit shares' if args.target == 'visits' else 'improved policy'} "
+    target_name = {"visits": "visit shares", "improved": "improved policy", "margin": "margin's choice"}[args.target]
+    print(f"cross-entropy to the search's {target_name} "
           "(lower is better), and how often the likeliest action is the target's:")
     for name, m in (("knowledge priors (generation 0)", start), ("trained policy", model)):
         print(f"  {name:32s} train {score(cross_entropy, m, train):.4f}  held out {score(cross_entropy, m, test):.4f}"

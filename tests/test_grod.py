@@ -190,6 +190,23 @@ def test_grod_action_plays_whole_games_from_the_state_alone(board):
         assert game.state.home_team.state.score + game.state.away_team.state.score > 0
 
 
+def test_a_turn_start_is_priced_once_per_state_and_its_choice_is_the_best_plan():
+    from conftest import turn_position
+    game = turn_position(11, seed=1)
+    team = game.active_team
+    board = grod.Board(game, team, exposure=True, own_frame=True)
+    plans, _ = grod.candidate_plans(board, grod._turn_targets.get(grod._turn_key(game, board, mended=True)))
+    start = grod.turn_start(game, team, mended=True, exposure=True, own_frame=True)
+    assert grod.turn_start(game, team, mended=True, exposure=True, own_frame=True) is start, "remembered"
+    assert grod.turn_start(game, team, mended=True) is not start, "other settings are priced apart"
+    best = grod.best_plan(plans)
+    assert (start.best.player, start.best.start, start.best.score) == (best.player, best.start, best.score)
+    for (player_id, kind), (score, p_turnover) in start.prices.items():
+        own = [p for p in plans if p.player.player_id == player_id and p.start == kind]
+        assert score == max(p.score for p in own)
+    assert len(start.prices) == len({(p.player.player_id, p.start) for p in plans})
+
+
 @pytest.mark.parametrize("side", SIDES)
 def test_a_player_knocked_out_in_its_own_action_ends_it(side, caplog):
     # Seen in a search: the acting player left the pitch mid-action (an injury on its own block) and the

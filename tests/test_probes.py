@@ -293,6 +293,22 @@ def test_the_targets_probe_sharpens_each_decisions_visit_shares_on_its_own():
     assert half[:3] == pytest.approx(np.array([25, 9, 4]) / 38) and half[3:] == pytest.approx([0.1, 0.9])
 
 
+def test_the_targets_probe_tells_the_decisions_between_player_actions_and_holds_features_at_zero():
+    from mcts_bot.harness.selfplay import PolicyData
+    from mcts_bot.knowledge.policy import ACTION_FEATURE_NAMES, NUM_ACTION_FEATURES
+    probe = file_probe(TARGETS_PROBE, "policy_targets_probe")
+    column = ACTION_FEATURE_NAMES.index
+    x = np.zeros((5, NUM_ACTION_FEATURES))
+    x[[0, 1], column("kind_move")] = 1  # a decision within a player action
+    x[2, column("kind_start_block")] = x[3, column("kind_end_turn")] = x[4, column("kind_start_move")] = 1
+    x[:, column("plan_score")] = 0.5
+    data = PolicyData(x, np.full(5, 0.5), np.array([0, 2, 5]), np.array([0, 1]), np.zeros((2, features.NUM_FEATURES)))
+    starts = probe.between_actions(data)
+    assert starts.decisions == 1 and np.array_equal(starts.x, x[2:]) and starts.game.tolist() == [1]
+    held = probe.without(data, [column("plan_score")])
+    assert not held.x[:, column("plan_score")].any() and data.x[:, column("plan_score")].all()
+
+
 def test_the_blocks_first_probe_throws_a_safe_block_before_a_move_and_only_then():
     choose = probes().blocks_first_best_plan
 

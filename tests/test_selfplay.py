@@ -12,11 +12,14 @@ from mcts_bot.adapter.actions import legal_actions
 from mcts_bot.harness import selfplay, training
 from mcts_bot.harness.bots import with_models
 from mcts_bot.harness.collect import missing, save_game
+from mcts_bot.harness import games
 from mcts_bot.harness.games import random_position
+from mcts_bot.knowledge import grod
 from mcts_bot.harness.matches import GameSpec, play_game
 from mcts_bot.knowledge.policy import (
     ACTION_FEATURE_NAMES,
     NUM_ACTION_FEATURES,
+    PLAN_SCALE,
     PolicyModel,
     action_features,
     cross_entropy,
@@ -68,6 +71,35 @@ def test_action_features_read_the_action():
     kinds = x[:, [i for i, name in enumerate(ACTION_FEATURE_NAMES) if name.startswith("kind_")]]  # one per action
     assert np.all(kinds.sum(axis=1) == 1)
     assert x[:, 1].sum() == 1, "the scripted policy's choice is marked once"
+
+
+@pytest.mark.parametrize("seed", [0, 1, 3])
+def test_a_player_actions_start_reads_grods_price_of_that_plan(seed):
+    # On a turn's decision between player actions each START_* row carries grod's best plan of that
+    # kind for that player, as the default's 11-player choice prices it; its own choice is one of them.
+    game = turn_position(11, seed=seed)
+    actions = legal_actions(game)
+    # Priced first, as the features will see it (the carrier's target remembered for the turn).
+    board = grod.Board(game, game.active_team, exposure=True, own_frame=True)
+    plans, _ = grod.candidate_plans(board, grod._turn_targets.get(grod._turn_key(game, board, mended=True)))
+    x = action_features(game, actions, planning_choice(PRESETS["default"]))
+    column = {name: i for i, name in enumerate(ACTION_FEATURE_NAMES)}
+    starts = [i for i, a in enumerate(actions) if a.action_type in grod.START_TYPES]
+    assert len(starts) > 3 and plans
+    for i in starts:
+        own = [p for p in plans if p.player.player_id == actions[i].player.player_id and p.start == actions[i].action_type]
+        best = max(own, key=lambda p: p.score) if own else None
+        assert x[i, column["plan_none"]] == (best is None)
+        assert np.isclose(x[i, column["plan_score"]], 0.0 if best is None else np.tanh(best.score / PLAN_SCALE))
+        assert np.isclose(x[i, column["plan_turnover"]], 0.0 if best is None else best.p_turnover)
+    others = [i for i in range(len(actions)) if i not in starts]
+    assert not x[np.ix_(others, [column["plan_score"], column["plan_turnover"], column["plan_none"]])].any()
+    chosen = int(np.argmax(x[:, column["policy_choice"]]))
+    if chosen in starts:
+        assert x[chosen, column["plan_none"]] == 0, "grod's choice is one of its plans"
+    # Smaller boards plan with the scripted policy: grod's prices are not read there.
+    small = turn_position(5, seed=seed)
+    assert not action_features(small, legal_actions(small))[:, column["plan_none"]].any()
 
 
 @pytest.mark.parametrize("board", [3, 11])
@@ -233,8 +265,51 @@ def test_a_self_play_game_records_each_search(tmp_path):
     improved = selfplay.load([tmp_path], target="improved")
     assert np.array_equal(improved.offsets, data.offsets) and not np.allclose(improved.target, data.target)
     assert np.allclose(np.add.reduceat(improved.target, improved.offsets[:-1]), 1.0)
-    with pytest.raises(ValueError, match="target must be one of visits, improved"):
+    # Games recorded before grod's plan prices (format 2, 43 features) still load off the Bot Bowl
+    # board, where those prices are 0; on it they must be played again.
+    plan = [i for i, name in enumerate(ACTION_FEATURE_NAMES) if name.startswith("plan_")]
+    old = {k: v for k, v in record.items() if k not in ("key", "board")}
+    old.update(version=np.array(2), action_x=np.delete(record["action_x"], plan, axis=1))
+    (tmp_path / "v2").mkdir()
+    np.savez(tmp_path / "v2" / "1p-old.npz", **old)
+    assert np.array_equal(selfplay.load([tmp_path / "v2"]).x, data.x)
+    (tmp_path / "v2" / "1p-old.npz").rename(tmp_path / "v2" / "11p-old.npz")
+    with pytest.raises(ValueError, match="43 action features"):
+        selfplay.load([tmp_path / "v2"])
+    margin = selfplay.load([tmp_path], target="margin")
+    assert np.array_equal(margin.offsets, data.offsets) and set(np.unique(margin.target)) <= {0.0, 1.0}
+    with pytest.raises(ValueError, match="target must be one of visits, improved, margin"):
         selfplay.load([tmp_path], target="q")
+
+
+def test_a_recorded_game_replays_and_its_features_are_computed_again(tmp_path):
+    spec = selfplay.specs(1, "mcts", "mcts", 1, iterations=8, base_seed=3)[0]
+    record = selfplay.play_game(spec)
+    assert len(record["move_type"]) > len(record["chosen"]) and record["move"][-1] < len(record["move_type"])
+    assert np.all(record["root_spread"] >= 0) and record["root_spread"].any()
+    path = save_game(tmp_path, record)
+    games._teams.cache_clear()  # new teams draw new player ids, as another process would
+    again = selfplay.refeaturize(path)
+    assert np.array_equal(again["action_x"], record["action_x"])
+    # A replay that leaves the record says so.
+    with np.load(path) as data:
+        broken = {k: data[k] for k in data.files}
+    broken["key"] = path.stem
+    broken["seed"] = broken["seed"] + 1
+    with pytest.raises(ValueError, match="the replay left the record|diverged"):
+        selfplay.replay(broken, lambda *args: None)
+    broken["version"] = np.array(2)
+    with pytest.raises(ValueError, match="keeps no moves to replay"):
+        selfplay.replay(broken, lambda *args: None)
+    # The script: a folder done once, then found done; a folder of format 2 refused, with the fix.
+    result = run_script("refeaturize", tmp_path, "--out", tmp_path / "again", "--workers", "1")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "again" / path.name).exists()
+    assert "1 already in" in run_script("refeaturize", tmp_path, "--out", tmp_path / "again", "--workers", "1").stderr
+    (tmp_path / "old").mkdir()
+    np.savez(tmp_path / "old" / "x.npz", **broken)
+    result = run_script("refeaturize", tmp_path / "old", "--out", tmp_path / "again")
+    assert result.returncode == 2 and "recorded before format 3" in result.stderr and "record them again" in result.stderr
 
 
 def test_playout_caps_search_a_share_deep_and_train_on_those_alone(tmp_path):
@@ -290,6 +365,14 @@ def test_a_pool_of_opponents_is_played_in_turn(tmp_path):
     saved = save_game(tmp_path / "data", selfplay.play_game(spec))
     assert saved.parent == tmp_path / "data" and missing(tmp_path / "data", [spec]) == []
     assert "-vs-policy-gen1-" in saved.name
+
+
+def test_the_margins_choice_is_the_favourite_unless_the_most_visited_beats_it_by_the_margin():
+    prior, visits = np.array([0.6, 0.3, 0.1]), np.array([40, 50, 10])
+    assert selfplay.margin_choice(prior, np.array([0.50, 0.51, 0.4]), visits).tolist() == [1, 0, 0]  # a near-tie
+    assert selfplay.margin_choice(prior, np.array([0.50, 0.53, 0.4]), visits).tolist() == [0, 1, 0]
+    assert selfplay.margin_choice(prior, np.array([0.50, 0.53, 0.4]), np.array([0, 50, 10])).tolist() == [0, 1, 0]
+    assert selfplay.margin_choice(prior, np.array([0.50, 0.40, 0.9]), visits).tolist() == [1, 0, 0]
 
 
 def test_the_improved_policy_moves_the_prior_toward_the_better_values():

@@ -14,6 +14,7 @@ import numpy as np
 from botbowl.core import Action
 
 from mcts_bot.adapter import actions as game_actions
+from mcts_bot.adapter.boards import BOT_BOWL_PLAYERS, on_bot_bowl_board
 from mcts_bot.core.policies import ActionOrder, FinalPolicy, RolloutPolicy, TreePolicy, most_visited
 
 Heuristic = Callable[[botbowl.Game, botbowl.Team], float]
@@ -22,12 +23,6 @@ ActionFilter = Callable[[botbowl.Game, List[Action]], List[Action]]  # the legal
 # (root, random generator, progress of the budget in [0, 1]) -> an object with select() and choice()
 RootSelection = Callable[[object, np.random.RandomState, Callable[[], float]], object]
 ROLLOUT_HORIZONS = ("turn", "action")
-BOT_BOWL_PLAYERS = 11  # players a side on the board Bot Bowl is played on
-
-
-def on_bot_bowl_board(game: botbowl.Game, players: int = BOT_BOWL_PLAYERS) -> bool:
-    """Whether `game` is played with `players` a side or more (by default the Bot Bowl board)."""
-    return game.config.pitch_max >= players
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ a safe legal action.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
@@ -60,6 +61,7 @@ from botbowl.core.procedure import (
 from botbowl.core.table import BBDieResult, PassDistance, Rules, WeatherType
 
 from mcts_bot.adapter.actions import SELECT_DIE, is_available, safe_action
+from mcts_bot.adapter.hashing import game_state_hash
 from mcts_bot.knowledge import exposure
 from mcts_bot.logs import log_failure_once
 
@@ -1326,20 +1328,57 @@ def _plans_within(board: Board, player: botbowl.Player, action_type, mended: boo
     return plans
 
 
-def _turn_start(game: botbowl.Game, team: botbowl.Team, mended: bool = False, exposure: bool = False,
-                own_frame: bool = False) -> Action:
-    """The start of the best player action, the carrier's target kept for the turn (and, mended, what
-    the action's start saw kept for the steps within it)."""
-    if game.get_procedure().quick_snap or not (_choices(game).keys() & set(START_TYPES)):
-        return Action(ActionType.END_TURN)
+@dataclass
+class TurnStart:
+    """A turn's decision between player actions as `grod_action` prices it: the plan it starts, and
+    each player's best plan of each kind, as (score, turnover chance) by (player id, START_* type)."""
+
+    best: Optional[Plan]
+    prices: Dict[Tuple[str, ActionType], Tuple[float, float]]
+
+
+# Each turn start priced, per game object (a plan names that game's players) and state: the learned
+# policy's features read the prices behind the choice at the same node, which the choice's own memo
+# (`RememberedChoice`) would otherwise make them price again.
+_turn_start_memos: "weakref.WeakKeyDictionary[botbowl.Game, Dict[tuple, TurnStart]]" = weakref.WeakKeyDictionary()
+MAX_TURN_START_MEMO = 4_000  # states per game object; a search's copy lives for one decision
+
+
+def turn_start(game: botbowl.Game, team: botbowl.Team, mended: bool = False, exposure: bool = False,
+               own_frame: bool = False) -> TurnStart:
+    """`team`'s plans at a turn's decision between player actions, the carrier's target kept for the
+    turn (and, mended, what the action's start saw kept for the steps within it); remembered per state."""
+    memo = _turn_start_memos.get(game)
+    if memo is None:
+        memo = _turn_start_memos[game] = {}
+    key = (game_state_hash(game), team.team_id, mended, exposure, own_frame)
+    known = memo.get(key)
+    if known is not None:
+        return known
     board = Board(game, team, exposure, own_frame)
-    key = _turn_key(game, board, mended)
-    plans, target = candidate_plans(board, None if key is None else _turn_targets.get(key))
-    if key is not None and target is not None:
-        _remember(_turn_targets, key, target)
+    turn_key = _turn_key(game, board, mended)
+    plans, target = candidate_plans(board, None if turn_key is None else _turn_targets.get(turn_key))
+    if turn_key is not None and target is not None:
+        _remember(_turn_targets, turn_key, target)
     if mended:
         _remember(_action_starts, _action_start_key(board), ActionStart(opportunities(plans), target))
-    plan = best_plan(plans)
+    prices: Dict[Tuple[str, ActionType], Tuple[float, float]] = {}
+    for plan in plans:
+        kind = (plan.player.player_id, plan.start)
+        if kind not in prices or plan.score > prices[kind][0]:
+            prices[kind] = (plan.score, plan.p_turnover)
+    if len(memo) >= MAX_TURN_START_MEMO:
+        memo.clear()
+    memo[key] = known = TurnStart(best_plan(plans), prices)
+    return known
+
+
+def _turn_start(game: botbowl.Game, team: botbowl.Team, mended: bool = False, exposure: bool = False,
+                own_frame: bool = False) -> Action:
+    """The start of the best player action (`turn_start`)."""
+    if game.get_procedure().quick_snap or not (_choices(game).keys() & set(START_TYPES)):
+        return Action(ActionType.END_TURN)
+    plan = turn_start(game, team, mended, exposure, own_frame).best
     return Action(ActionType.END_TURN) if plan is None else Action(plan.start, player=plan.player)
 
 

@@ -9,7 +9,9 @@ prior for the next searches. The model here is a softmax over one score per acti
 whose features start with today's knowledge priors (`knowledge_logits` and the rule-based policy's
 choice) and add what a coach reads about the action itself: its kind, the path's risk, the ground it
 gains, the tackle zones it ends in, the block dice, whether it ends beside our carrier (a guard) or
-theirs (a mark, or a block on him), or on the loose ball. `PolicyModel.initial()` sets w so that it is
+theirs (a mark, or a block on him), or on the loose ball; and, for a player action's start on the Bot
+Bowl board, `grod`'s price of that player's best plan of that kind (`plan_*`), of which the priors
+read only the best. `PolicyModel.initial()` sets w so that it is
 exactly `knowledge_priors`; training moves w away from there only as far as the data asks (an L2
 pull toward the initial weights). A `PolicyModel` is a `Priors` callable: `configure(priors=model)`.
 
@@ -21,6 +23,7 @@ plays with a model sets it (`with_choice`), as the harness does from the preset 
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -28,8 +31,11 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import botbowl
 import numpy as np
 from botbowl.core import Action, ActionType
+from botbowl.core.procedure import Turn
 
+from mcts_bot.adapter.boards import on_bot_bowl_board
 from mcts_bot.knowledge.features import NUM_FEATURES, features
+from mcts_bot.knowledge.grod import START_TYPES, turn_start
 from mcts_bot.knowledge.priors import SCRIPTED_BONUS, knowledge_board, knowledge_logits, offered_paths_and_dice
 from mcts_bot.knowledge.scripted import scripted_action
 
@@ -55,7 +61,8 @@ KINDS: Dict[ActionType, str] = {
 _KIND_NAMES = sorted(set(KINDS.values())) + ["other"]
 ACTION_FEATURE_NAMES: List[str] = (
     ["knowledge_logit", "policy_choice", "path_failure", "carrier", "endzone_gain", "target_tackle_zones",
-     "in_tackle_zone", "block_dice", "beside_our_carrier", "beside_their_carrier", "onto_ball"]
+     "in_tackle_zone", "block_dice", "beside_our_carrier", "beside_their_carrier", "onto_ball",
+     "plan_score", "plan_turnover", "plan_none"]
     + [f"kind_{name}" for name in _KIND_NAMES])
 NUM_ACTION_FEATURES = len(ACTION_FEATURE_NAMES)
 _INDEX = {name: i for i, name in enumerate(ACTION_FEATURE_NAMES)}
@@ -67,6 +74,29 @@ _BLOCKS = (ActionType.BLOCK, ActionType.STAB)
 _FACT_COLUMNS = [_INDEX[name] for name in ("carrier", "in_tackle_zone", "path_failure", "endzone_gain",
                                            "target_tackle_zones", "block_dice", "beside_our_carrier",
                                            "beside_their_carrier", "onto_ball")]
+_PLAN_COLUMNS = [_INDEX[name] for name in ("plan_score", "plan_turnover", "plan_none")]
+PLAN_SCALE = 10.0  # grod's plan scores (a touchdown is 100) through tanh(score / this): most fall within +-20
+_STARTS = frozenset(START_TYPES)
+
+
+def _plan_facts(game: botbowl.Game, actions: Sequence[Action]) -> Optional[Tuple[List[int], List[tuple]]]:
+    """For each START_* action of a turn's decision between player actions on the Bot Bowl board, what
+    `grod` (the default's knowledge there: mended, exposure, own frame) prices the player's best plan
+    of that kind at: (rows, (tanh(score / PLAN_SCALE), its turnover chance, 0)), or (0, 0, 1) when it
+    has none; None when no action starts one, or on a smaller board (whose choice is the scripted
+    policy's: pricing every plan there would cost what the choice does not). The priors carry `grod`'s
+    first choice alone: a deep search often plays another plan first (a block before a move), and
+    which depends on how close their prices are."""
+    rows = [i for i, a in enumerate(actions) if a.action_type in _STARTS and a.player is not None]
+    team = game.active_team
+    if not rows or team is None or not on_bot_bowl_board(game) or not isinstance(game.get_procedure(), Turn):
+        return None
+    prices = turn_start(game, team, mended=True, exposure=True, own_frame=True).prices
+    facts = []
+    for i in rows:
+        price = prices.get((actions[i].player.player_id, actions[i].action_type))
+        facts.append((0.0, 0.0, 1.0) if price is None else (math.tanh(price[0] / PLAN_SCALE), price[1], 0.0))
+    return rows, facts
 
 
 def action_features(game: botbowl.Game, actions: Sequence[Action], choose=scripted_action) -> np.ndarray:
@@ -133,6 +163,9 @@ def action_features(game: botbowl.Game, actions: Sequence[Action], choose=script
     x[np.arange(len(actions)), kinds] = 1.0
     if facts_rows:
         x[np.ix_(fact_index, _FACT_COLUMNS)] = facts_rows
+    plans = _plan_facts(game, actions)
+    if plans is not None:
+        x[np.ix_(plans[0], _PLAN_COLUMNS)] = plans[1]
     return x
 
 
