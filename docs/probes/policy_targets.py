@@ -35,8 +35,9 @@ _STARTS = [ACTION_FEATURE_NAMES.index(f"kind_{kind}") for kind in
 
 
 def overrules(folders):
-    """(decisions, overruled) per kind of the priors' favourite, and overruled per (its kind, the most
-    visited's kind), over the deep decisions with a choice."""
+    """(decisions, overruled) per kind of the priors' favourite, overruled per (its kind, the most
+    visited's kind), and each overrule's gain (the most visited's mean value less the favourite's),
+    over the deep decisions with a choice."""
     decisions, overruled, pairs = Counter(), Counter(), Counter()
     gains = []
     for path in saved_games(folders):
@@ -67,19 +68,10 @@ def sharpen(target: np.ndarray, offsets: np.ndarray, temperature: float) -> np.n
     return p / np.repeat(np.add.reduceat(p, offsets[:-1]), np.diff(offsets))
 
 
-def subset(data: selfplay.PolicyData, keep) -> selfplay.PolicyData:
-    """The decisions `keep` (indices) of `data`."""
-    rows = np.concatenate([np.arange(data.offsets[i], data.offsets[i + 1]) for i in keep]) if len(keep) \
-        else np.zeros(0, np.int64)
-    sizes = np.diff(data.offsets)[keep]
-    return selfplay.PolicyData(data.x[rows], data.target[rows], np.concatenate([[0], np.cumsum(sizes)]),
-                               data.game[keep], data.states[keep])
-
-
 def between_actions(data: selfplay.PolicyData) -> selfplay.PolicyData:
     """The decisions of `data` between player actions (a START_* or END_TURN among the actions)."""
     starts = data.x[:, _STARTS].any(axis=1)
-    return subset(data, [i for i in range(data.decisions) if starts[data.offsets[i]:data.offsets[i + 1]].any()])
+    return data.take([i for i in range(data.decisions) if starts[data.offsets[i]:data.offsets[i + 1]].any()])
 
 
 def without(data: selfplay.PolicyData, columns) -> selfplay.PolicyData:
@@ -93,15 +85,15 @@ def overruling(data: selfplay.PolicyData) -> selfplay.PolicyData:
     scores = PolicyModel.initial().scores(data.x)
     keep = [i for i, (a, b) in enumerate(zip(data.offsets[:-1], data.offsets[1:]))
             if np.argmax(scores[a:b]) != np.argmax(data.target[a:b])]
-    return subset(data, keep)
+    return data.take(keep)
 
 
 def report(name: str, model: PolicyModel, test: selfplay.PolicyData) -> str:
-    starts, overrules = between_actions(test), overruling(test)
+    starts, overruled = between_actions(test), overruling(test)
     agree = lambda d: f"{top_choice_agreement(model, d.x, d.target, d.offsets):.1%} of {d.decisions}"  # noqa: E731
     return (f"{name}cross-entropy {cross_entropy(model, test.x, test.target, test.offsets):.3f}, first choice "
             f"{top_choice_agreement(model, test.x, test.target, test.offsets):.1%} (between player actions "
-            f"{agree(starts)}; the overrules {agree(overrules)})")
+            f"{agree(starts)}; the overrules {agree(overruled)})")
 
 
 def main() -> None:

@@ -387,7 +387,12 @@ class PolicyData:
         return len(self.offsets) - 1
 
     def subset(self, games: Sequence[int]) -> "PolicyData":
-        keep = np.flatnonzero(np.isin(self.game, games))
+        """The decisions of `games`."""
+        return self.take(np.flatnonzero(np.isin(self.game, games)))
+
+    def take(self, keep: Sequence[int]) -> "PolicyData":
+        """The decisions numbered `keep`, in that order."""
+        keep = np.asarray(keep, dtype=np.int64)
         rows = np.concatenate([np.arange(self.offsets[i], self.offsets[i + 1]) for i in keep]) if len(keep) \
             else np.zeros(0, np.int64)
         sizes = np.diff(self.offsets)[keep]
