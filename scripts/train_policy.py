@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Train the learned policy on self-play data (scripts/run.sh selfplay): fit the action weights (and
 a hidden layer, --hidden) to the searches' visit shares (or Gumbel MuZero's improved policy,
---target improved, or the choice the default's margin would make, --target margin) by cross-entropy, starting from (and pulled toward) the knowledge priors, and
-score it on held-out games against those priors. Writes results/models/policy-<board>.npz (--out).
+--target improved, or the choice the default's margin would make, --target margin) by
+cross-entropy, starting from (and pulled toward) the knowledge priors, and score it on held-out
+games against those priors. Writes results/models/policy-<board>.npz (--out).
 
 The split is by game. Search with a trained model as the prior: `evaluate --policy FILE` (or, from
 Python, `mcts_bot.harness.bots.with_models("default", policy=FILE)`, which also makes it read the
@@ -65,8 +66,7 @@ def main() -> None:
                                hidden=args.hidden, states=train.states if args.context else None, seed=args.seed)
     print(f"{train.decisions} training decisions ({len(games) - len(test_games)} games), "
           f"{test.decisions} held out ({len(test_games)} games)")
-    target_name = {"visits": "visit shares", "improved": "improved policy", "margin": "margin's choice"}[args.target]
-    print(f"cross-entropy to the search's {target_name} "
+    print(f"cross-entropy to the search's {selfplay.TARGETS[args.target]} "
           "(lower is better), and how often the likeliest action is the target's:")
     for name, m in (("knowledge priors (generation 0)", start), ("trained policy", model)):
         print(f"  {name:32s} train {score(cross_entropy, m, train):.4f}  held out {score(cross_entropy, m, test):.4f}"

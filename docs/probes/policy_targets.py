@@ -27,11 +27,11 @@ from botbowl.core import ActionType
 
 from mcts_bot.harness import selfplay, training
 from mcts_bot.harness.collect import saved_games
-from mcts_bot.knowledge.policy import (ACTION_FEATURE_NAMES, PolicyModel, cross_entropy, fit_policy,
+from mcts_bot.knowledge.grod import START_TYPES
+from mcts_bot.knowledge.policy import (ACTION_FEATURE_NAMES, KINDS, PolicyModel, cross_entropy, fit_policy,
                                        top_choice_agreement)
 
-_STARTS = [ACTION_FEATURE_NAMES.index(f"kind_{kind}") for kind in
-           ("start_move", "start_block", "start_blitz", "start_pass", "start_handoff", "start_foul", "end_turn")]
+_STARTS = [ACTION_FEATURE_NAMES.index(f"kind_{KINDS[t]}") for t in START_TYPES + (ActionType.END_TURN,)]
 
 
 def overrules(folders):

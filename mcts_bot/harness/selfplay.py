@@ -56,7 +56,7 @@ from mcts_bot.harness.bots import check_bot, label, make_bot, mcts_preset_of, wi
 from mcts_bot.harness.collect import next_touchdowns, saved_games
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.knowledge.features import NUM_FEATURES, features
-from mcts_bot.knowledge.policy import ACTION_FEATURE_NAMES, NUM_ACTION_FEATURES, action_features
+from mcts_bot.knowledge.policy import NUM_ACTION_FEATURES, PLAN_COLUMNS, action_features
 from mcts_bot.presets import configure, planning_choice
 
 FORMAT_VERSION = 3  # 2: `deep`, `action_type`, the preset's own choice; 3: the moves, to replay the game
@@ -365,7 +365,7 @@ def refeaturize(path: Path) -> dict:
         side = "opponent" if record["by_opponent"][decision] else "bot"
         x[rows[decision]] = action_features(game, actions, choices[side])
 
-    replay(dict(record), visit)
+    replay(record, visit)
     record["action_x"] = x
     return record
 
@@ -400,7 +400,7 @@ class PolicyData:
                           self.states[keep])
 
 
-TARGETS = ("visits", "improved", "margin")
+TARGETS = {"visits": "visit shares", "improved": "improved policy", "margin": "margin's choice"}
 MARGIN = 0.02  # the Bot Bowl board's `min_gain` (presets.BOARD_FINAL_CHOICE)
 
 
@@ -436,16 +436,13 @@ def margin_choice(prior: np.ndarray, q: np.ndarray, visits: np.ndarray, margin: 
     return out
 
 
-_PLAN_COLUMNS = [i for i, name in enumerate(ACTION_FEATURE_NAMES) if name.startswith("plan_")]
-
-
 def _action_x(path: Path, data) -> np.ndarray:
     """A game's action features as this version computes them: a game off the Bot Bowl board recorded
     before the `plan_*` features (which are 0 there) gets them as 0."""
     x = data["action_x"]
     board = int(data["board"]) if "board" in data.files else int(path.name.split("p-", 1)[0])
-    if x.shape[1] == NUM_ACTION_FEATURES - len(_PLAN_COLUMNS) and board < BOT_BOWL_PLAYERS:
-        x = np.insert(x, [_PLAN_COLUMNS[0]] * len(_PLAN_COLUMNS), 0.0, axis=1)
+    if x.shape[1] == NUM_ACTION_FEATURES - len(PLAN_COLUMNS) and board < BOT_BOWL_PLAYERS:
+        x = np.insert(x, [PLAN_COLUMNS[0]] * len(PLAN_COLUMNS), 0.0, axis=1)
     if int(data["version"]) not in READABLE_VERSIONS or x.shape[1] != NUM_ACTION_FEATURES:
         raise ValueError(f"{path} was recorded by another version (format {int(data['version'])}, "
                          f"{data['action_x'].shape[1]} action features): record it again, or, from "

@@ -74,7 +74,7 @@ _BLOCKS = (ActionType.BLOCK, ActionType.STAB)
 _FACT_COLUMNS = [_INDEX[name] for name in ("carrier", "in_tackle_zone", "path_failure", "endzone_gain",
                                            "target_tackle_zones", "block_dice", "beside_our_carrier",
                                            "beside_their_carrier", "onto_ball")]
-_PLAN_COLUMNS = [_INDEX[name] for name in ("plan_score", "plan_turnover", "plan_none")]
+PLAN_COLUMNS = [_INDEX[name] for name in ("plan_score", "plan_turnover", "plan_none")]  # 0 off the Bot Bowl board
 PLAN_SCALE = 10.0  # grod's plan scores (a touchdown is 100) through tanh(score / this): most fall within +-20
 _STARTS = frozenset(START_TYPES)
 
@@ -165,7 +165,7 @@ def action_features(game: botbowl.Game, actions: Sequence[Action], choose=script
         x[np.ix_(fact_index, _FACT_COLUMNS)] = facts_rows
     plans = _plan_facts(game, actions)
     if plans is not None:
-        x[np.ix_(plans[0], _PLAN_COLUMNS)] = plans[1]
+        x[np.ix_(plans[0], PLAN_COLUMNS)] = plans[1]
     return x
 
 
