@@ -25,9 +25,9 @@ from mcts_bot.knowledge.exposure import EXPOSURES, MARKED, OPEN, exposure_grid
 from mcts_bot.knowledge.grod import Board
 
 PROBE_DIR = Path(__file__).resolve().parents[1] / "docs" / "probes"
-PROBES, VALUE_PROBE, STATELESS_PROBE, BLITZ_PROBE, CARRIER_BLITZ_PROBE, TARGETS_PROBE = (
+PROBES, VALUE_PROBE, STATELESS_PROBE, BLITZ_PROBE, CARRIER_BLITZ_PROBE, TARGETS_PROBE, SCORING_PROBE = (
     PROBE_DIR / name for name in ("grod_variants.py", "exposure_value.py", "grod_stateless.py", "blitz_replay.py",
-                                  "carrier_blitz.py", "policy_targets.py"))
+                                  "carrier_blitz.py", "policy_targets.py", "scoring_chances.py"))
 SHIPPED = {name: getattr(grod, name)
            for name in ("knockdown_value", "best_plan", "price", "TURNOVER_BASE", "CLOSE_VALUE", "Board",
                         "position_map", "LOSE_BY_EXPOSURE_THIN", "FORMATIONS_KICK", "FORMATIONS_RECEIVE")}
@@ -282,6 +282,18 @@ def test_the_carrier_blitz_probe_judges_each_turn_once_at_its_start(tmp_path):
         assert turn["blocked_carrier"] <= ("BLOCK" in turn["actions"])
         assert turn["blitz_used_on"] != "carrier" or turn["blocked_carrier"]
         assert turn["best_on_carrier"] is None or turn["best_on_carrier"]["target"] is not None
+
+
+def test_the_scoring_probe_judges_each_turn_with_our_carrier_once_and_tables_them_all(tmp_path):
+    module = bot_probe(SCORING_PROBE, "ScoringChanceLog")
+    out = tmp_path / "turns.jsonl"
+    turns = module.play("scripted", "home", seed=13000, games=1, out=str(out))
+    assert turns and [json.loads(line) for line in out.read_text().splitlines()] == turns
+    assert len({tuple(t["turn"]) for t in turns}) == len(turns)
+    assert all(0.0 <= t["p"] <= 1.0 and t["to_go"] >= 1 for t in turns)
+    assert all(t["actions"] for t in turns if t["scored"])
+    rows = module.table(turns).splitlines()[2:]
+    assert sum(int(row.split("|")[2]) for row in rows) == len(turns)
 
 
 def test_the_targets_probe_sharpens_each_decisions_visit_shares_on_its_own():
