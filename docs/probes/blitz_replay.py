@@ -11,7 +11,6 @@ it blocked, and what ended it. One JSON line per blitz, the file rewritten as ea
 Game i (from 0) is seeded `seed + i` and played home when i is even, away when odd.
 """
 import argparse
-import json
 from collections import Counter
 from typing import List, Optional
 
@@ -20,7 +19,7 @@ from botbowl.core import ActionType
 
 from mcts_bot.core.nodes import describe_action
 from mcts_bot.harness.bots import make_bot
-from mcts_bot.harness.matches import play_side
+from mcts_bot.harness.probing import play_logged
 
 # What starts another player action, or ends the turn: a blitz still open then ended without a block.
 NEXT_ACTION = frozenset({ActionType.START_MOVE, ActionType.START_BLOCK, ActionType.START_BLITZ,
@@ -80,15 +79,8 @@ class BlitzLog(botbowl.Agent):
 def replay(bot: str, opponent: str, board: int, seed: int, games: int, iterations: int,
            out: Optional[str] = None) -> List[dict]:
     """Play the games (printing each result) and return the bot's blitzes, written to `out` as they come."""
-    blitzes: List[dict] = []
-    for i in range(games):
-        side = "home" if i % 2 == 0 else "away"
-        logged = BlitzLog(make_bot(bot, seed=seed + i, iterations=iterations), blitzes)
-        print(play_side(logged, make_bot(opponent, seed=seed + i + 1), board, side, seed + i), flush=True)
-        if out is not None:
-            with open(out, "w") as f:
-                f.writelines(json.dumps(blitz) + "\n" for blitz in blitzes)
-    return blitzes
+    return play_logged(lambda blitzes, i: BlitzLog(make_bot(bot, seed=seed + i, iterations=iterations), blitzes),
+                       opponent, board, lambda i: "home" if i % 2 == 0 else "away", seed, games, out)
 
 
 def main() -> None:

@@ -13,19 +13,15 @@ One JSON line per such turn, the file rewritten as each game ends:
 
 Game i (from 0) is seeded `seed + i`; the opponent `seed + i + 1`.
 """
-import argparse
-import json
 from collections import Counter
 from typing import List, Optional
 
 import botbowl
 from botbowl.core import ActionType
-from botbowl.core.procedure import Turn
 
-from mcts_bot.harness.bots import make_bot
-from mcts_bot.harness.matches import play_side
+from mcts_bot.harness.probing import TurnLog, play_logged, run_turn_probe
 from mcts_bot.knowledge import exposure, grod
-from mcts_bot.knowledge.grod import Board, GrodBot
+from mcts_bot.knowledge.grod import Board
 
 
 def _plan(plan: Optional[grod.Plan]) -> Optional[dict]:
@@ -36,56 +32,31 @@ def _plan(plan: Optional[grod.Plan]) -> Optional[dict]:
             "target": None if not plan.steps else [plan.steps[-1][1].x, plan.steps[-1][1].y]}
 
 
-class CarrierBlitzLog(GrodBot):
+class CarrierBlitzLog(TurnLog):
     """The default's knowledge, logging the turns that begin with the opponents' carrier in reach."""
 
-    def __init__(self, turns: List[dict], seed: Optional[int] = None):
-        super().__init__("own-frame-grod", seed, exposure=True, own_frame=True)
-        self.turns, self.open, self.seen = turns, None, None
-
-    def new_game(self, game, team):
-        super().new_game(game, team)
-        self.open, self.seen = None, None
-
-    def end_game(self, game):
-        self._close(game)
-        super().end_game(game)
-
-    def act(self, game):
-        turn = [game.state.half, self.team.state.turn]
-        if self.open is not None and self.open["turn"] != turn:
-            self._close(game)
-        proc = game.get_procedure()
-        if isinstance(proc, Turn) and game.active_team == self.team and self.seen != turn:
-            self.seen = turn  # judged at the turn's first decision only: later ones follow our own moves
-            self._open(game, turn)
-        action = super().act(game)
-        if self.open is not None:
-            self._record(game, action)
-        return action
-
-    def _open(self, game, turn) -> None:
+    def open_turn(self, game, turn) -> Optional[dict]:
         carrier = game.get_ball_carrier()
         if carrier is None or carrier.team == self.team or not carrier.state.up:
-            return
+            return None
         kind = exposure.exposure(game, carrier)
         if kind not in ("exposed_marked", "exposed_open"):
-            return
+            return None
         board = Board(game, self.team, exposure=True, own_frame=True)
         plans, _ = grod.candidate_plans(board)
         on_carrier = [p for p in plans if p.steps and p.steps[-1][1] == carrier.position
                       and p.start in (ActionType.START_BLITZ, ActionType.START_BLOCK)]
-        self.open = {"game": game.game_id, "turn": turn, "exposure": kind, "carrier": carrier.player_id,
-                     "carrier_x_to_go": abs(carrier.position.x - board.own_endzone_x),
-                     "guards": sum(1 for p in game.get_adjacent_players(carrier.position, team=carrier.team)
-                                   if p.state.up),
-                     "turns_left": board.turns_left,
-                     "best_on_carrier": _plan(max(on_carrier, key=lambda p: p.score, default=None)),
-                     "on_carrier_blitzers": len({p.player.player_id for p in on_carrier}),
-                     "first_plan": _plan(grod.best_plan(plans)), "actions": [], "blocked_carrier": False,
-                     "blitz_used_on": None}
+        return {"game": game.game_id, "turn": turn, "exposure": kind, "carrier": carrier.player_id,
+                "carrier_x_to_go": abs(carrier.position.x - board.own_endzone_x),
+                "guards": sum(1 for p in game.get_adjacent_players(carrier.position, team=carrier.team)
+                              if p.state.up),
+                "turns_left": board.turns_left,
+                "best_on_carrier": _plan(max(on_carrier, key=lambda p: p.score, default=None)),
+                "on_carrier_blitzers": len({p.player.player_id for p in on_carrier}),
+                "first_plan": _plan(grod.best_plan(plans)), "actions": [], "blocked_carrier": False,
+                "blitz_used_on": None}
 
-    def _record(self, game, action) -> None:
+    def record(self, game, action) -> None:
         if action.action_type == ActionType.START_BLITZ:
             self.open["blitz_used_on"] = "pending"
         if action.action_type == ActionType.BLOCK and action.position is not None:
@@ -98,38 +69,21 @@ class CarrierBlitzLog(GrodBot):
                                                                                   ActionType.END_TURN):
             self.open["actions"].append(action.action_type.name)
 
-    def _close(self, game) -> None:
-        if self.open is None:
-            return
+    def close_turn(self, game, record) -> None:
         carrier = game.get_ball_carrier()
-        self.open["still_their_ball"] = carrier is not None and carrier.team != self.team
-        self.open["our_ball"] = carrier is not None and carrier.team == self.team
-        if self.open["blitz_used_on"] == "pending":
-            self.open["blitz_used_on"] = "no block"
-        self.turns.append(self.open)
-        self.open = None
+        record["still_their_ball"] = carrier is not None and carrier.team != self.team
+        record["our_ball"] = carrier is not None and carrier.team == self.team
+        if record["blitz_used_on"] == "pending":
+            record["blitz_used_on"] = "no block"
 
 
 def play(opponent: str, side: str, seed: int, games: int, out: Optional[str]) -> List[dict]:
-    turns: List[dict] = []
-    for i in range(games):
-        logged = CarrierBlitzLog(turns, seed=seed + i)
-        print(play_side(logged, make_bot(opponent, seed=seed + i + 1), 11, side, seed + i), flush=True)
-        if out is not None:
-            with open(out, "w") as f:
-                f.writelines(json.dumps(t) + "\n" for t in turns)
-    return turns
+    return play_logged(lambda turns, i: CarrierBlitzLog(turns, seed=seed + i), opponent, 11, lambda i: side,
+                       seed, games, out)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--opponent", default="scripted")
-    parser.add_argument("--side", default="home", choices=["home", "away"])
-    parser.add_argument("--seed", type=int, default=13000)
-    parser.add_argument("--games", type=int, default=10)
-    parser.add_argument("--out", help="a JSON-lines file for the turns")
-    args = parser.parse_args()
-    turns = play(args.opponent, args.side, args.seed, args.games, args.out)
+    turns = run_turn_probe(__doc__, play)
     print(f"{len(turns)} turns; carrier blocked in {sum(t['blocked_carrier'] for t in turns)}; "
           f"by exposure: {dict(Counter(t['exposure'] for t in turns))}")
 
