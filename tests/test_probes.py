@@ -271,12 +271,19 @@ def test_the_blitz_replay_logs_each_blitz_once_as_played(tmp_path):
         assert all(step["priors_first"] and len(step["most_visited"]) <= 5 for step in blitz["steps"] if "priors_first" in step)
 
 
-def test_the_carrier_blitz_probe_judges_each_turn_once_at_its_start(tmp_path):
-    module = bot_probe(CARRIER_BLITZ_PROBE, "CarrierBlitzLog")
+def logged_turns(path: Path, bot: str, side: str, tmp_path: Path):
+    """A turn probe's module and its records of one game against `scripted`, checked to be the ones it
+    wrote to its file, one per turn."""
+    module = bot_probe(path, bot)
     out = tmp_path / "turns.jsonl"
-    turns = module.play("scripted", "away", seed=13000, games=1, out=str(out))
+    turns = module.play("scripted", side, seed=13000, games=1, out=str(out))
     assert turns and [json.loads(line) for line in out.read_text().splitlines()] == turns
     assert len({tuple(t["turn"]) for t in turns}) == len(turns)
+    return module, turns
+
+
+def test_the_carrier_blitz_probe_judges_each_turn_once_at_its_start(tmp_path):
+    _, turns = logged_turns(CARRIER_BLITZ_PROBE, "CarrierBlitzLog", "away", tmp_path)
     for turn in turns:
         assert turn["exposure"] in ("exposed_marked", "exposed_open")
         assert turn["blocked_carrier"] <= ("BLOCK" in turn["actions"])
@@ -285,11 +292,7 @@ def test_the_carrier_blitz_probe_judges_each_turn_once_at_its_start(tmp_path):
 
 
 def test_the_scoring_probe_judges_each_turn_with_our_carrier_once_and_tables_them_all(tmp_path):
-    module = bot_probe(SCORING_PROBE, "ScoringChanceLog")
-    out = tmp_path / "turns.jsonl"
-    turns = module.play("scripted", "home", seed=13000, games=1, out=str(out))
-    assert turns and [json.loads(line) for line in out.read_text().splitlines()] == turns
-    assert len({tuple(t["turn"]) for t in turns}) == len(turns)
+    module, turns = logged_turns(SCORING_PROBE, "ScoringChanceLog", "home", tmp_path)
     assert all(0.0 <= t["p"] <= 1.0 and t["to_go"] >= 1 for t in turns)
     assert all(t["actions"] for t in turns if t["scored"])
     rows = module.table(turns).splitlines()[2:]

@@ -15,8 +15,8 @@ from mcts_bot.knowledge.grod import GrodBot
 
 class TurnLog(GrodBot):
     """The default's 11-player knowledge with no search (`GrodBot(exposure=True, own_frame=True)`),
-    opening a record at the first decision of each of its turns and closing it when the next turn
-    (or the game) begins. Subclasses say what to record: `open_turn` returns the record or None
+    opening a record at the first decision of each of its turns and closing it at its first decision
+    in a later turn, or at the game's end. Subclasses say what to record: `open_turn` returns the record or None
     (the turn is not logged), `record` sees each action played in an open turn, `close_turn` finishes
     the record before it is appended to `records`."""
 
