@@ -26,15 +26,19 @@ boards the scripted policy's. `default-scripted` plays the scripted policy on ev
 commit a88d236; `default-grod` plays `grod`'s unmended choice on every board.
 The search leaves out a blitz whose player can block nobody while his move is offered
 (`Preset.prune_dominated`, `actions.legal_actions`): it can only move, as the move does, and it spends
-the turn's blitz; `default-no-prune` is the default up to commit 16d3103, which searched them.
+the turn's blitz; `default-no-prune` is the default up to commit 16d3103, which searched them. On the
+Bot Bowl board it also leaves out the blocks `grod`'s rule forbids (one die or dice against, unless on
+their carrier, freeing ours or in the half's last turn: `knowledge.pruning.without_unworthy_blocks`),
+measured as `default-worthy-blocks`; `default-all-blocks` is the default before, up to commit 9442fe2.
 `default-openings` also leaves out, below the tree's root, what ends a blitz, pass, hand-off or foul
 at its first step having done nothing of its kind (`Preset.prune_openings`: the player's action
 ended, a move but onto the loose ball), for the same reason, on the default before the exposure;
 not kept (3.5 points behind it over 20 games against `grod`, docs/bot-bowl-board.md).
 `learned` is `default-scripted`, `default-prune` the default before the exposure (`default-no-exposure`),
 `default-exposure` the default before its own frame (`default-board-order`; its measurements were
-run at 4b015f2, before the guards), and `default-own-frame` today's default, under the names their
-measurements were run with.
+run at 4b015f2, before the guards), `default-own-frame` the default before the block filter
+(`default-all-blocks`) and `default-worthy-blocks` today's default, under the names their measurements
+were run with.
 
 `default-threat-heuristic` is the default before the learned value (up to commit 2377935): the
 hand-made threat heuristic at the leaves. `previous` is the default before the knowledge-based
@@ -150,19 +154,21 @@ DEFAULT_NO_PRUNE = DEFAULT_SCRIPTED.replace(name="default-no-prune",
 # The default up to commit 4b015f2: `grod`'s carrier priced his squares by distance alone.
 DEFAULT_NO_EXPOSURE = DEFAULT_NO_PRUNE.replace(name="default-no-exposure", prune_dominated=True)
 
-DEFAULT = DEFAULT_NO_EXPOSURE.replace(name="default", priors=partial(knowledge_priors, choose=board_choice),
-                                      rollout_policy=board_choice)
+# The default up to commit 9442fe2: the search could make any block (`default-all-blocks`).
+DEFAULT_ALL_BLOCKS = DEFAULT_NO_EXPOSURE.replace(name="default-all-blocks",
+                                                 priors=partial(knowledge_priors, choose=board_choice),
+                                                 rollout_policy=board_choice)
 
-# A candidate: on the Bot Bowl board the search may not make a block `grod.worth_blocking` forbids (one die
-# or dice against, not on their carrier, not freeing ours, not in the half's last turn).
-DEFAULT_WORTHY_BLOCKS = DEFAULT.replace(name="default-worthy-blocks",
-                                        action_filter=ByBoard(smaller=all_actions, bot_bowl=without_unworthy_blocks))
+# On the Bot Bowl board the search may not make a block `grod.worth_blocking` forbids (one die or dice
+# against, not on their carrier, not freeing ours, not in the half's last turn).
+DEFAULT = DEFAULT_ALL_BLOCKS.replace(name="default",
+                                     action_filter=ByBoard(smaller=all_actions, bot_bowl=without_unworthy_blocks))
 
 UNMENDED_BOARD_CHOICE = partial(board_choice, grod=GROD_CHOICE)
 # The Bot Bowl board's choice before its own frame: ties settled by botbowl's board order (`default-board-order`).
 BOARD_ORDER_CHOICE = partial(board_choice, grod=GROD_EXPOSURE_CHOICE)
 # The default before its own frame (up to commit f1fe6e1).
-DEFAULT_BOARD_ORDER = DEFAULT.replace(name="default-board-order",
+DEFAULT_BOARD_ORDER = DEFAULT_ALL_BLOCKS.replace(name="default-board-order",
                                       priors=partial(knowledge_priors, choose=BOARD_ORDER_CHOICE),
                                       rollout_policy=BOARD_ORDER_CHOICE)
 
@@ -171,7 +177,8 @@ LEARNED = DEFAULT_SCRIPTED.replace(name="learned")
 DEFAULT_PRUNE = DEFAULT_NO_EXPOSURE.replace(name="default-prune")
 DEFAULT_OPENINGS = DEFAULT_NO_EXPOSURE.replace(name="default-openings", prune_openings=True)
 DEFAULT_EXPOSURE = DEFAULT_BOARD_ORDER.replace(name="default-exposure")
-DEFAULT_OWN_FRAME = DEFAULT.replace(name="default-own-frame")
+DEFAULT_OWN_FRAME = DEFAULT_ALL_BLOCKS.replace(name="default-own-frame")
+DEFAULT_WORTHY_BLOCKS = DEFAULT.replace(name="default-worthy-blocks")
 
 PREVIOUS = VANILLA.replace(
     name="previous",
@@ -222,7 +229,7 @@ ABLATIONS = (
 PRESETS: Dict[str, Preset] = {preset.name: preset for preset in
                               (VANILLA, DEFAULT, DEFAULT_NO_PRUNE, DEFAULT_NO_EXPOSURE, DEFAULT_PRUNE,
                                DEFAULT_OPENINGS, DEFAULT_EXPOSURE, DEFAULT_BOARD_ORDER, DEFAULT_OWN_FRAME,
-                               DEFAULT_WORTHY_BLOCKS,
+                               DEFAULT_ALL_BLOCKS, DEFAULT_WORTHY_BLOCKS,
                                DEFAULT_SCRIPTED,
                                LEARNED, PREVIOUS)
                               + ABLATIONS}

@@ -11,7 +11,7 @@ from mcts_bot.core.search import Budget
 from mcts_bot.knowledge.grod import worth_blocking
 from mcts_bot.knowledge.pruning import without_unworthy_blocks
 
-WORTHY = "default-worthy-blocks"
+WORTHY = "default"  # measured as `default-worthy-blocks`
 
 
 def _one_die_block(board_size: int = 3, why: str = "other"):
@@ -76,8 +76,9 @@ def test_freeing_the_carrier_is_worth_one_die_not_dice_against():
 def test_the_preset_filters_on_the_bot_bowl_board_only(board_size, pruned):
     game, attacker, _ = _one_die_block(board_size)
     start = action_key(Action(ActionType.START_BLOCK, player=attacker))
-    assert start in _keys(mcts_bot.get_preset("default").legal_actions(game))
+    assert start in _keys(mcts_bot.get_preset("default-all-blocks").legal_actions(game))
     assert (start not in _keys(mcts_bot.get_preset(WORTHY).legal_actions(game))) == pruned
+    assert mcts_bot.get_preset("default-worthy-blocks").action_filter == mcts_bot.get_preset(WORTHY).action_filter
 
 
 def test_the_search_never_offers_the_unworthy_block_and_plays_on():
