@@ -47,7 +47,7 @@ def probes():
                                         "ExposureGrod", "ExposureCageGrod", "ReserveBlitzGrod",
                                         "UnguardedExposureGrod", "StrandedExposureGrod", "StrandedAllExposureGrod",
                                         "SpreadKickGrod", "LineReceiveGrod", "OwnFrameGrod", "OpenCageGrod",
-                                        "OpenCagePairGrod", "BlocksFirstGrod"])
+                                        "OpenCagePairGrod", "BlocksFirstGrod", "OwnFrameWeightsGrod", "KickFirstGrod"])
 def test_each_probe_plays_a_legal_game_and_restores_grod(class_name, monkeypatch):
     monkeypatch.setenv("GROD_WEIGHTS", "TURNOVER_BASE=3")
     bot = legality_checked(load_agent_class(PROBES, class_name))(class_name, seed=1)
@@ -337,3 +337,29 @@ def test_the_blocks_first_probe_throws_a_safe_block_before_a_move_and_only_then(
     carrier = plan(ActionType.START_MOVE, 3.0, deferred=True)
     assert choose([carrier, block]) is carrier  # the carrier's own moves: the shipped rule decides
     assert choose([plan(ActionType.START_BLOCK, 3.0, 0.2), block]).score == 3.0
+
+
+@pytest.mark.parametrize("class_name,kick,depth", [("OwnFrameGrod", ActionType.RECEIVE, 4),
+                                                   ("KickFirstGrod", ActionType.KICK, 4),
+                                                   ("OwnFrameWeightsGrod", ActionType.RECEIVE, 7)])
+def test_the_kick_off_probes_choose_to_kick_first_or_kick_shorter(class_name, kick, depth, monkeypatch):
+    monkeypatch.setenv("GROD_WEIGHTS", "KICK_DEPTH_FRACTION=0.27")
+    chosen = {}
+
+    class KickedOff(Exception):
+        pass
+
+    class Recording(load_agent_class(PROBES, class_name)):
+        def act(self, game):
+            action = super().act(game)
+            chosen.setdefault(type(game.get_procedure()).__name__, (action, game.get_opp_endzone_x(self.team)))
+            if "PlaceBall" in chosen:
+                raise KickedOff  # the coin toss and the kick are all this test needs
+            return action
+
+    game = make_game(11, Recording(class_name, seed=1), Recording(class_name, seed=2), seed=3)
+    with pytest.raises(KickedOff):
+        game.init()
+    assert chosen["CoinTossKickReceive"][0].action_type == kick
+    ball, their_endzone = chosen["PlaceBall"]
+    assert abs(ball.position.x - their_endzone) == depth

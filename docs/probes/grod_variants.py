@@ -502,3 +502,30 @@ class BlocksFirstGrod(OwnFrameGrod):
     def act(self, game: botbowl.Game) -> Action:
         with patched({"best_plan": blocks_first_best_plan}):
             return super().act(game)
+
+
+# -- the kick-off: where the ball is kicked, and kicking or receiving first
+class OwnFrameWeightsGrod(OwnFrameGrod):
+    """The default's knowledge (`OwnFrameGrod`) with the weights of $GROD_WEIGHTS (as `WeightsGrod`),
+    e.g. KICK_DEPTH_FRACTION=0.3: the kick aimed 8 squares from their endzone instead of 4."""
+
+    def __init__(self, name: str = "grod-own-frame-weights", seed: Optional[int] = None):
+        super().__init__(name, seed)
+        self.patch = weights_from_env(os.environ.get("GROD_WEIGHTS"))
+
+    def act(self, game: botbowl.Game) -> Action:
+        with patched(self.patch):
+            return super().act(game)
+
+
+class KickFirstGrod(OwnFrameGrod):
+    """The default's knowledge (`OwnFrameGrod`) that kicks off first when it wins the coin toss, so that
+    it receives at the start of the second half: the drive nothing comes after."""
+
+    def __init__(self, name: str = "grod-kick-first", seed: Optional[int] = None):
+        super().__init__(name, seed)
+
+    def decide(self, game: botbowl.Game) -> Action:
+        if isinstance(game.get_procedure(), grod.CoinTossKickReceive):
+            return Action(ActionType.KICK)
+        return super().decide(game)
