@@ -47,7 +47,8 @@ def probes():
                                         "ExposureGrod", "ExposureCageGrod", "ReserveBlitzGrod",
                                         "UnguardedExposureGrod", "StrandedExposureGrod", "StrandedAllExposureGrod",
                                         "SpreadKickGrod", "LineReceiveGrod", "OwnFrameGrod", "OpenCageGrod",
-                                        "OpenCagePairGrod", "BlocksFirstGrod", "OwnFrameWeightsGrod", "KickFirstGrod"])
+                                        "OpenCagePairGrod", "BlocksFirstGrod", "OwnFrameWeightsGrod", "KickFirstGrod",
+                                        "DesperateGrod"])
 def test_each_probe_plays_a_legal_game_and_restores_grod(class_name, monkeypatch):
     monkeypatch.setenv("GROD_WEIGHTS", "TURNOVER_BASE=3")
     bot = legality_checked(load_agent_class(PROBES, class_name))(class_name, seed=1)

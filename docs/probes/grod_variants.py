@@ -529,3 +529,38 @@ class KickFirstGrod(OwnFrameGrod):
         if isinstance(game.get_procedure(), grod.CoinTossKickReceive):
             return Action(ActionType.KICK)
         return super().decide(game)
+
+
+# -- the ball back at any risk when the game runs out
+DESPERATE_TURNS = 3  # the last turns of the second half (this one among them) ...
+DESPERATE_TURNOVER = 0.25  # ... in which a turnover costs this share of its price, while their carrier holds a
+# ball we need: the game's score level or behind
+
+
+def desperate(board: Board) -> bool:
+    """Their carrier holds the ball, we are not ahead, and few turns of the game are left to us."""
+    return (board.game.state.half == 2 and board.their_carrier is not None
+            and board.team.state.score <= board.opp.state.score and board.turns_left < DESPERATE_TURNS)
+
+
+def desperate_price(plans, board: Board, opportunity=None) -> None:
+    """The shipped prices, but in a desperate turn (`desperate`) a turnover costs DESPERATE_TURNOVER of
+    its price: with the game running out, a turn kept safe is a draw or a loss kept."""
+    _price(plans, board, opportunity)
+    if not desperate(board):
+        return
+    opportunity = grod.opportunities(plans) if opportunity is None else opportunity
+    for plan in plans:
+        plan.score += (1.0 - DESPERATE_TURNOVER) * plan.p_turnover * grod.turnover_cost(opportunity, plan.player, board)
+
+
+class DesperateGrod(OwnFrameGrod):
+    """The default's knowledge (`OwnFrameGrod`) that risks its turns for the ball when the game runs
+    out on a draw or a loss and their carrier holds it (`desperate_price`)."""
+
+    def __init__(self, name: str = "grod-desperate", seed: Optional[int] = None):
+        super().__init__(name, seed)
+
+    def act(self, game: botbowl.Game) -> Action:
+        with patched({"price": desperate_price}):
+            return super().act(game)
