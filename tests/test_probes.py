@@ -364,3 +364,27 @@ def test_the_kick_off_probes_choose_to_kick_first_or_kick_shorter(class_name, ki
     assert chosen["CoinTossKickReceive"][0].action_type == kick
     ball, their_endzone = chosen["PlaceBall"]
     assert abs(ball.position.x - their_endzone) == depth
+
+
+def test_the_desperate_probe_risks_turns_for_the_ball_only_late_and_not_ahead():
+    probe = probes()
+    # Two of ours beside their carrier, who stands one square off our line of three.
+    game = arranged_position(3, "home", ours={0: (8, 3), 1: (8, 5), 2: (6, 4)}, theirs={0: (9, 4), 1: (10, 4)})
+    give_ball_to_opponent(game, 0)
+    team = game.active_team
+
+    def scores(half, turn, our_score):
+        game.state.half, team.state.turn, team.state.score = half, turn, our_score
+        board = Board(game, team)
+        plans, _ = grod.candidate_plans(board)
+        shipped = [p.score for p in plans]
+        probe.desperate_price(plans, board)
+        return probe.desperate(board), shipped, [p.score for p in plans]
+
+    rounds = game.config.rounds
+    desperate, shipped, priced = scores(2, rounds - 2, 0)
+    assert desperate and any(b > a for a, b in zip(shipped, priced))
+    assert all(b >= a for a, b in zip(shipped, priced))  # a turnover only ever costs less
+    for half, turn, our_score in ((1, rounds - 2, 0), (2, rounds - 3, 0), (2, rounds - 2, 1)):
+        desperate, shipped, priced = scores(half, turn, our_score)
+        assert not desperate and shipped == priced
