@@ -368,7 +368,7 @@ def test_the_kick_off_probes_choose_to_kick_first_or_kick_shorter(class_name, ki
 
 def test_the_desperate_probe_risks_turns_for_the_ball_only_late_and_not_ahead():
     probe = probes()
-    # Two of ours beside their carrier, who stands one square off our line of three.
+    # Two of ours beside their carrier, a third two squares from him, a teammate of his behind him.
     game = arranged_position(3, "home", ours={0: (8, 3), 1: (8, 5), 2: (6, 4)}, theirs={0: (9, 4), 1: (10, 4)})
     give_ball_to_opponent(game, 0)
     team = game.active_team
