@@ -21,13 +21,14 @@ from mcts_bot.harness import collect, training
 from mcts_bot.harness.bots import load_agent_class
 from mcts_bot.harness.games import make_game
 from mcts_bot.knowledge import features, grod
-from mcts_bot.knowledge.exposure import EXPOSURES, MARKED, OPEN, exposure_grid
+from mcts_bot.knowledge.exposure import DICE, EXPOSURES, MARKED, OPEN, exposure_grid
 from mcts_bot.knowledge.grod import Board
 
 PROBE_DIR = Path(__file__).resolve().parents[1] / "docs" / "probes"
-PROBES, VALUE_PROBE, STATELESS_PROBE, BLITZ_PROBE, CARRIER_BLITZ_PROBE, TARGETS_PROBE, SCORING_PROBE = (
-    PROBE_DIR / name for name in ("grod_variants.py", "exposure_value.py", "grod_stateless.py", "blitz_replay.py",
-                                  "carrier_blitz.py", "policy_targets.py", "scoring_chances.py"))
+(PROBES, VALUE_PROBE, STATELESS_PROBE, BLITZ_PROBE, CARRIER_BLITZ_PROBE, TARGETS_PROBE, SCORING_PROBE,
+ OPEN_CARRIER_PROBE) = (PROBE_DIR / name for name in ("grod_variants.py", "exposure_value.py", "grod_stateless.py",
+                                                     "blitz_replay.py", "carrier_blitz.py", "policy_targets.py",
+                                                     "scoring_chances.py", "open_carrier.py"))
 SHIPPED = {name: getattr(grod, name)
            for name in ("knockdown_value", "best_plan", "price", "TURNOVER_BASE", "CLOSE_VALUE", "Board",
                         "position_map", "LOSE_BY_EXPOSURE_THIN", "FORMATIONS_KICK", "FORMATIONS_RECEIVE")}
@@ -48,7 +49,7 @@ def probes():
                                         "UnguardedExposureGrod", "StrandedExposureGrod", "StrandedAllExposureGrod",
                                         "SpreadKickGrod", "LineReceiveGrod", "OwnFrameGrod", "OpenCageGrod",
                                         "OpenCagePairGrod", "BlocksFirstGrod", "OwnFrameWeightsGrod", "KickFirstGrod",
-                                        "DesperateGrod"])
+                                        "DesperateGrod", "FreeSupportGrod", "KeepClosedGrod"])
 def test_each_probe_plays_a_legal_game_and_restores_grod(class_name, monkeypatch):
     monkeypatch.setenv("GROD_WEIGHTS", "TURNOVER_BASE=3")
     bot = legality_checked(load_agent_class(PROBES, class_name))(class_name, seed=1)
@@ -388,3 +389,67 @@ def test_the_desperate_probe_risks_turns_for_the_ball_only_late_and_not_ahead():
     for half, turn, our_score in ((1, rounds - 2, 0), (2, rounds - 3, 0), (2, rounds - 2, 1)):
         desperate, shipped, priced = scores(half, turn, our_score)
         assert not desperate and shipped == priced
+
+
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_the_free_support_probe_counts_cover_only_from_teammates_free_to_come(side):
+    module = probes()
+    # The stranded probe's carrier, open to the blitzer behind him, and four teammates who could come;
+    # then an opponent beside all four of them, so that each would have to dodge to come.
+    cage = {1: (5, 6), 2: (7, 6), 5: (5, 8), 6: (7, 8)}
+    for theirs, free in (({0: (13, 7)}, True), ({0: (13, 7), 1: (6, 7)}, False)):
+        game = arranged_position(11, side, ours={0: (10, 7), **cage}, theirs=theirs, carrier=0)
+        team = game.active_team
+        x, y = team.players[0].position.x, team.players[0].position.y
+        shipped = Board(game, team, exposure=True).ball_map()[y][x]
+        priced = module.FreeSupportBoard(game, team, exposure=True).ball_map()[y][x]
+        if free:
+            assert priced == shipped < grod.LOSE_BY_EXPOSURE_THIN[OPEN]
+        else:  # marked, they count for nothing: the carrier's price is that of one left alone
+            assert shipped < priced == pytest.approx(grod.LOSE_BY_EXPOSURE_THIN[OPEN])
+
+
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_the_open_carrier_probe_finds_the_carriers_safe_squares_and_leaves_the_game_alone(side):
+    module = file_probe(OPEN_CARRIER_PROBE, "open_carrier")
+    # The carrier open to a blitzer three squares behind him; six squares on he is beyond a walk.
+    game = arranged_position(11, side, ours={0: (10, 7)}, theirs={0: (13, 7)}, carrier=0)
+    carrier = game.active_team.players[0]
+    before = (carrier.position, game.get_opp_team(game.active_team).players[0].position)
+    assert module.exposure.exposure(game, carrier) == "exposed_open"
+    best, keep, here = module.options(game, carrier)
+    assert best >= keep >= module.exposure.DICE and here == 10
+    assert module.verdict("exposed_open", (best, keep, here)) == "safe square, no ground lost"
+    assert module.verdict("exposed_open", (best, module.exposure.OPEN, here)) == "safe square, ground given"
+    assert module.verdict("exposed_open", (module.exposure.OPEN,) * 2 + (here,)) == "no safe square"
+    assert not module.could_close(game, carrier)  # nobody to close the way in
+    assert (carrier.position, game.get_opp_team(game.active_team).players[0].position) == before
+
+
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_the_keep_closed_probe_charges_a_move_that_opens_the_way_to_a_carrier_who_has_acted(side):
+    module = probes()
+    # Our carrier has acted; their only player stands in the tackle zone of our player between them, so
+    # he reaches the carrier only with a dodge. That player walking off opens the way; a step aside does not.
+    game = arranged_position(11, side, ours={0: (10, 7), 1: (12, 7), 2: (20, 3)}, theirs={0: (13, 7)}, carrier=0)
+    team = game.active_team
+    carrier, closer, other = team.players[0], team.players[1], team.players[2]
+    carrier.state.used = True
+    x, y = carrier.position.x, carrier.position.y
+    assert exposure_grid(game, team, carrier)[y, x] == DICE
+    endzone = game.get_opp_endzone_x(team)
+    step = 1 if endzone == 1 else -1
+    away, aside = game.get_square(endzone + step * 20, 7), game.get_square(endzone + step * 12, 6)
+
+    def scores(board):
+        plans = [grod.Plan(closer, ActionType.START_MOVE, ((ActionType.MOVE, away),), 1.0, 0.0, "move"),
+                 grod.Plan(closer, ActionType.START_MOVE, ((ActionType.MOVE, aside),), 1.0, 0.0, "move"),
+                 grod.Plan(other, ActionType.START_MOVE, ((ActionType.MOVE, aside),), 1.0, 0.0, "move")]
+        module.keep_closed_price(plans, board, opportunity={})
+        return [plan.score for plan in plans]
+
+    walked_off, stepped_aside, elsewhere = scores(Board(game, team, exposure=True))
+    assert walked_off < 1.0 - 5 and stepped_aside == elsewhere == pytest.approx(1.0)
+    assert scores(Board(game, team)) == pytest.approx([1.0] * 3)  # only with the exposure
+    carrier.state.used = False  # he can still move himself: nothing charged
+    assert scores(Board(game, team, exposure=True)) == pytest.approx([1.0] * 3)

@@ -564,3 +564,94 @@ class DesperateGrod(OwnFrameGrod):
     def act(self, game: botbowl.Game) -> Action:
         with patched({"price": desperate_price}):
             return super().act(game)
+
+
+# -- the carrier's cover counted only from teammates who can come without a dodge
+class FreeSupportBoard(Board):
+    """`grod`'s board whose unused teammates count as support still to come (`POTENTIAL_SUPPORT`) only
+    when no opponent marks them: one in a tackle zone must dodge to come, and mostly stays."""
+
+    def _could_come(self, beyond: int) -> np.ndarray:
+        potential = np.zeros((self.height, self.width), dtype=np.float64)
+        for p in self.ours:
+            if p is not self.our_carrier and p.state.up and not p.state.used \
+                    and self.opp_tz_at[p.position.y][p.position.x] == 0:
+                distance = self.cheb(p.position)
+                potential += grod.POTENTIAL_SUPPORT * ((distance > beyond) & (distance <= p.get_ma()))
+        return potential
+
+
+class FreeSupportGrod(OwnFrameGrod):
+    """The default's knowledge (`OwnFrameGrod`) whose carrier counts on cover only from teammates free
+    to come (`FreeSupportBoard`)."""
+
+    def __init__(self, name: str = "grod-free-support", seed: Optional[int] = None):
+        super().__init__(name, seed)
+
+    def act(self, game: botbowl.Game) -> Action:
+        with patched({"Board": FreeSupportBoard}):
+            return super().act(game)
+
+
+# -- a carrier who has acted kept closed: a teammate's move that opens the way to him pays for it
+def opened_by(board: Board, mover: botbowl.Player, square: Optional[botbowl.Square]) -> bool:
+    """Whether our carrier, now reachable by the opponents only with dice or not at all, would be
+    reachable with no dice once `mover` left his square for `square` (None: off the pitch)."""
+    game, carrier = board.game, board.our_carrier
+    height, width = board.height, board.width
+    open_ = np.array([[s is None for s in row] for row in game.state.pitch.board], dtype=bool)
+    open_[[0, -1], :] = open_[:, [0, -1]] = False
+    open_[carrier.position.y, carrier.position.x] = open_[mover.position.y, mover.position.x] = True
+    zones = np.zeros((height, width), dtype=bool)
+    for p in board.ours:
+        if p is carrier or not p.has_tackle_zone() or (p is mover and square is None):
+            continue
+        x, y = (square.x, square.y) if p is mover else (p.position.x, p.position.y)
+        zones[max(y - 1, 0):y + 2, max(x - 1, 0):x + 2] = True
+    if square is not None:
+        open_[square.y, square.x] = False
+    walks = [(p.get_ma() - (0 if p.state.up else exposure.STAND_UP), (p.position.x, p.position.y))
+             for p in board.theirs if not p.state.stunned]
+    walks = [walk for walk in walks if walk[0] >= 0]
+    return bool(exposure.around(exposure._spread(walks, open_, zones))[carrier.position.y, carrier.position.x] > 0)
+
+
+def keep_closed_price(plans, board: Board, opportunity=None) -> None:
+    """The shipped prices, but once our carrier has acted and stands where no opponent reaches him with
+    no dice, a teammate's move or blitz that would open a way to him costs what the ball loses by it:
+    the open square's chance to lose the ball (`lose_by_exposure`) less today's, times the ball's worth
+    there and the loose ball's cost. The carrier's guards already count in his price; the players who
+    close the ways in from further off did not."""
+    _price(plans, board, opportunity)
+    carrier = board.our_carrier
+    if carrier is None or not carrier.state.used or not board.exposure:
+        return
+    x, y = carrier.position.x, carrier.position.y
+    if exposure.exposure_grid(board.game, board.team, carrier, board.reached())[y, x] < exposure.DICE:
+        return
+    now = board.ball_map()[y][x]
+    opened = grod.lose_by_exposure(exposure.OPEN, board.support()[y, x])
+    cost = max(0.0, opened - now) * (board.worth(carrier, carrier.position) + grod.LOOSE_BALL_COST)
+    leaving: Dict[str, bool] = {}  # a player off the pitch is the most his leaving can open
+    for plan in plans:
+        player = plan.player
+        moves = [square for kind, square in plan.steps if kind == ActionType.MOVE]
+        if player is carrier or not moves:
+            continue
+        pid = player.player_id
+        if pid not in leaving:
+            leaving[pid] = opened_by(board, player, None)
+        if leaving[pid] and opened_by(board, player, moves[-1]):
+            plan.score -= cost
+
+
+class KeepClosedGrod(OwnFrameGrod):
+    """The default's knowledge (`OwnFrameGrod`) whose teammates do not open the way to a carrier who has
+    acted without paying for it (`keep_closed_price`)."""
+
+    def __init__(self, name: str = "grod-keep-closed", seed: Optional[int] = None):
+        super().__init__(name, seed)
+
+    def act(self, game: botbowl.Game) -> Action:
+        with patched({"price": keep_closed_price}):
+            return super().act(game)
