@@ -16,7 +16,7 @@ touchdown; the best of them is reachable by the opponents only with dice or not 
 and it may lose no ground toward the endzone or only by giving some. For a carrier who acted, also
 his exposure when his action ended: already open, or safe then and opened by a teammate's action
 after his (which kind, and whether by a guard beside him). And whether one teammate left unused at
-the end could have closed him by a move with no dice.
+the end could have closed him by a move with no dice to a square within two of him.
 
     .venv/bin/python docs/probes/open_carrier.py --games 50 --opponents scripted grod
 """
@@ -29,17 +29,17 @@ from typing import Dict, Optional, Tuple
 
 import botbowl
 import botbowl.core.pathfinding as pf
-import numpy as np
 from botbowl.core import Action, ActionType
 from botbowl.core.procedure import Turn
 
 sys.path.insert(0, str(Path(__file__).parent))
 import mcts_bot  # noqa: E402,F401 - registers the bots
-from grod_variants import FreeSupportBoard, OwnFrameGrod, patched  # noqa: E402
+from grod_variants import FreeSupportBoard, OwnFrameGrod, opened_by, patched  # noqa: E402
 from mcts_bot.harness.bots import make_bot  # noqa: E402
 from mcts_bot.harness.games import make_game  # noqa: E402
 from mcts_bot.harness.trace import game_seed  # noqa: E402
 from mcts_bot.knowledge import exposure  # noqa: E402
+from mcts_bot.knowledge.grod import Board  # noqa: E402
 
 STARTS = {ActionType.START_MOVE, ActionType.START_BLOCK, ActionType.START_BLITZ, ActionType.START_PASS,
           ActionType.START_HANDOFF, ActionType.START_FOUL}
@@ -78,39 +78,18 @@ def verdict(kind: str, found: Tuple[int, int, int]) -> str:
 
 
 def could_close(game: botbowl.Game, carrier: botbowl.Player) -> bool:
-    """Whether one unused standing teammate of the carrier, moving now to a square he reaches with no
-    dice, would leave the carrier reachable by the opponents only with dice (or not at all)."""
-    team = carrier.team
-    _, _, marks = exposure.reach(game, team, carrier)
-    if exposure.around(marks)[carrier.position.y, carrier.position.x] > 0:
-        return False  # marked: a move of ours does not unmark him
-    board = game.state.pitch.board
-    height, width = len(board), len(board[0])
-    occupied = np.array([[square is not None for square in row] for row in board], dtype=bool)
-    walks = []
-    for opponent in game.get_opp_team(team).players:
-        if opponent.position is None or opponent.state.stunned:
-            continue
-        moves = opponent.get_ma() - (0 if opponent.state.up else exposure.STAND_UP)
-        if moves >= 0:
-            walks.append((moves, (opponent.position.x, opponent.position.y)))
-    for mate in team.players:
-        if mate is carrier or mate.position is None or not mate.state.up or mate.state.used:
+    """Whether one unused standing teammate of the carrier, moving now with no dice to a square within
+    two of him (his tackle zone then on a square beside the carrier; farther off he could still cut a
+    walk, which is not tried), would leave the carrier reachable by the opponents only with dice."""
+    board = Board(game, carrier.team)
+    if exposure.exposure(game, carrier) == "exposed_marked":
+        return False  # a move of ours does not unmark him
+    for mate in board.ours:
+        if mate is carrier or not mate.state.up or mate.state.used:
             continue
         for path in pf.get_all_paths(game, mate):
             square = path.get_last_step()
-            if path.prob < SAFE or square.distance(carrier.position) > 2:
-                continue  # a square farther away closes no approach square beside him
-            zones = np.zeros((height, width), dtype=bool)
-            for p in game.get_players_on_pitch(team):
-                if p is not carrier and p.has_tackle_zone():
-                    x, y = (square.x, square.y) if p is mate else (p.position.x, p.position.y)
-                    zones[max(y - 1, 0):y + 2, max(x - 1, 0):x + 2] = True
-            open_ = ~occupied
-            open_[[0, -1], :] = open_[:, [0, -1]] = False
-            open_[carrier.position.y, carrier.position.x] = open_[mate.position.y, mate.position.x] = True
-            open_[square.y, square.x] = False
-            if exposure.around(exposure._spread(walks, open_, zones))[carrier.position.y, carrier.position.x] == 0:
+            if path.prob >= SAFE and square.distance(carrier.position) <= 2 and not opened_by(board, mate, square):
                 return True
     return False
 
