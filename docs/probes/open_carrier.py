@@ -34,7 +34,7 @@ from botbowl.core.procedure import Turn
 
 sys.path.insert(0, str(Path(__file__).parent))
 import mcts_bot  # noqa: E402,F401 - registers the bots
-from grod_variants import FreeSupportBoard, OwnFrameGrod, opened_by, patched  # noqa: E402
+from grod_variants import FreeSupportGrod, OwnFrameGrod, opened_by  # noqa: E402
 from mcts_bot.harness.bots import make_bot  # noqa: E402
 from mcts_bot.harness.games import make_game  # noqa: E402
 from mcts_bot.harness.trace import game_seed  # noqa: E402
@@ -101,9 +101,8 @@ def unused(team: botbowl.Team, carrier: botbowl.Player) -> int:
 
 
 class CarrierWatch(OwnFrameGrod):
-    """The default's knowledge, counting its carrier's turn ends (the module doc); with `patch`, a
-    variant of it (grod_variants.py's module attributes)."""
-    patch: dict = {}
+    """The default's knowledge, counting its carrier's turn ends (the module doc). A variant of it is
+    counted by a subclass of both (`FreeSupportWatch`): its `act` runs inside this one's."""
 
     def __init__(self, name: str = "carrier-watch", seed: Optional[int] = None):
         super().__init__(name, seed)
@@ -114,8 +113,7 @@ class CarrierWatch(OwnFrameGrod):
         self._last_start = ""
 
     def act(self, game: botbowl.Game) -> Action:
-        with patched(self.patch):
-            action = super().act(game)
+        action = super().act(game)
         try:
             self._look(game, action)
         except Exception as exc:  # noqa: BLE001 - a probe must not change the game
@@ -173,9 +171,8 @@ class CarrierWatch(OwnFrameGrod):
                         f"{could_close(game, carrier)}"] += 1
 
 
-class FreeSupportWatch(CarrierWatch):
+class FreeSupportWatch(CarrierWatch, FreeSupportGrod):
     """`FreeSupportGrod`, counted."""
-    patch = {"Board": FreeSupportBoard}
 
 
 WATCHES = {"default": CarrierWatch, "free-support": FreeSupportWatch}
