@@ -49,7 +49,8 @@ def probes():
                                         "UnguardedExposureGrod", "StrandedExposureGrod", "StrandedAllExposureGrod",
                                         "SpreadKickGrod", "LineReceiveGrod", "OwnFrameGrod", "OpenCageGrod",
                                         "OpenCagePairGrod", "BlocksFirstGrod", "OwnFrameWeightsGrod", "KickFirstGrod",
-                                        "DesperateGrod", "FreeSupportGrod", "KeepClosedGrod"])
+                                        "DesperateGrod", "FreeSupportGrod", "KeepClosedGrod", "DryBeforeCarrierGrod",
+                                        "DryOffenceGrod", "LaneOwnFrameGrod"])
 def test_each_probe_plays_a_legal_game_and_restores_grod(class_name, monkeypatch):
     monkeypatch.setenv("GROD_WEIGHTS", "TURNOVER_BASE=3")
     bot = legality_checked(load_agent_class(PROBES, class_name))(class_name, seed=1)
@@ -424,6 +425,59 @@ def test_the_open_carrier_probe_finds_the_carriers_safe_squares_and_leaves_the_g
     assert module.verdict("exposed_open", (module.exposure.OPEN,) * 2 + (here,)) == "no safe square"
     assert not module.could_close(game, carrier)  # nobody to close the way in
     assert (carrier.position, game.get_opp_team(game.active_team).players[0].position) == before
+
+
+def test_the_open_carrier_probe_keeps_each_game_as_it_ends_and_resumes(tmp_path, monkeypatch, capsys):
+    module = file_probe(OPEN_CARRIER_PROBE, "open_carrier")
+    played = []
+
+    def play(job):  # a stand-in game: its counts name it
+        played.append(job)
+        return job, {"games": 1, "points": 2, "touchdowns for": 1, "touchdowns against": 0, "end open": job[3] + 1}
+
+    class Serial:  # the pool, in this process
+        def __init__(self, processes):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def imap_unordered(self, f, jobs):
+            return map(f, jobs)
+
+    monkeypatch.setattr(module, "play", play)
+    monkeypatch.setattr(module, "Pool", Serial)
+    out = tmp_path / "open.jsonl"
+    run = ["open_carrier.py", "--games", "2", "--opponents", "scripted", "--out", str(out)]
+    monkeypatch.setattr(sys, "argv", run[:2] + ["1"] + run[3:])  # one game a side first
+    module.main()
+    assert len(out.read_text().splitlines()) == 2 and len(played) == 2
+    monkeypatch.setattr(sys, "argv", run)
+    module.main()  # the other two only, and the totals over all four
+    assert len(played) == 4 and len(out.read_text().splitlines()) == 4
+    assert "4 games, score 100%, touchdowns 4-0" in capsys.readouterr().out
+    out.write_text("not json\n")
+    with pytest.raises(SystemExit, match="line 1: not a game of this probe"):
+        module.main()
+
+
+def test_the_dry_probes_drop_a_teammates_move_with_dice_while_our_carrier_holds_the_ball():
+    module = probes()
+    # Our carrier has not acted; the mover stands in their player's tackle zone, so any move is a dodge.
+    game = arranged_position(11, "home", ours={0: (10, 7), 1: (14, 7)}, theirs={0: (15, 7)}, carrier=0)
+    team = game.active_team
+    carrier, mover = team.players[0], team.players[1]
+    board = Board(game, team, exposure=True)
+    pmap = grod.position_map(board, None)
+    shipped = [p for p in grod._move_plans(board, mover, pmap) if p.label == "move"]
+    assert shipped and all(p.p_turnover > 1.0 - grod.SAFE for p in shipped)
+    assert [p for p in module.dry_move_plans(board, mover, pmap) if p.label == "move"] == []
+    carrier.state.used = True  # once he has acted, only the stricter probe still keeps the mover still
+    assert len(module.dry_move_plans(board, mover, pmap)) == len(grod._move_plans(board, mover, pmap))
+    assert [p for p in module.dry_move_plans(board, mover, pmap, until_carrier_acted=False) if p.label == "move"] == []
 
 
 @pytest.mark.parametrize("side", ["home", "away"])

@@ -38,13 +38,17 @@ def patched(values: Dict[str, object]) -> Iterator[None]:
             setattr(grod, name, value)
 
 
-class PatchedGrod(GrodBot):
-    """`grod` deciding with `self.patch` in place of the shipped module attributes."""
+class Patched:
+    """A bot mix-in: its `act` decides with `self.patch` in place of the shipped module attributes."""
     patch: Dict[str, object] = {}
 
     def act(self, game: botbowl.Game) -> Action:
         with patched(self.patch):
             return super().act(game)
+
+
+class PatchedGrod(Patched, GrodBot):
+    """`grod` deciding with `self.patch` in place of the shipped module attributes."""
 
 
 def weights_from_env(text: Optional[str]) -> Dict[str, object]:
@@ -321,6 +325,10 @@ class OwnFrameGrod(GrodBot):
         super().__init__(name, seed, exposure=True, own_frame=True)
 
 
+class PatchedOwnFrameGrod(Patched, OwnFrameGrod):
+    """The default's knowledge deciding with `self.patch` in place of the shipped module attributes."""
+
+
 # -- their cage opened before the blitz: blocks on its guards and markers beside their carrier priced by
 #    the attack on him they improve
 def attack_dice(game: botbowl.Game, attacker: botbowl.Player, square: botbowl.Square, defender: botbowl.Player,
@@ -453,28 +461,22 @@ def _paired_marks(board: Board, beside, attacks, carrier: botbowl.Player, player
     return best
 
 
-class OpenCageGrod(OwnFrameGrod):
+class OpenCageGrod(PatchedOwnFrameGrod):
     """The default's knowledge whose blocks on their carrier's guards, and moves beside him, count
     the attack on him they open."""
+    patch = {"price": open_cage_price}
 
     def __init__(self, name: str = "grod-open-cage", seed: Optional[int] = None):
         super().__init__(name, seed)
 
-    def act(self, game: botbowl.Game) -> Action:
-        with patched({"price": open_cage_price}):
-            return super().act(game)
 
-
-class OpenCagePairGrod(OwnFrameGrod):
+class OpenCagePairGrod(PatchedOwnFrameGrod):
     """`OpenCageGrod` whose moves beside their carrier also count the attack they open with a second
     marker."""
+    patch = {"price": partial(open_cage_price, pairs=True)}
 
     def __init__(self, name: str = "grod-open-cage-pair", seed: Optional[int] = None):
         super().__init__(name, seed)
-
-    def act(self, game: botbowl.Game) -> Action:
-        with patched({"price": partial(open_cage_price, pairs=True)}):
-            return super().act(game)
 
 
 # -- blocks before moves: where 400-iteration searches overrule the default's knowledge most
@@ -493,29 +495,22 @@ def blocks_first_best_plan(plans) -> Optional[Plan]:
     return max(blocks, key=lambda p: p.score) if blocks else best
 
 
-class BlocksFirstGrod(OwnFrameGrod):
+class BlocksFirstGrod(PatchedOwnFrameGrod):
     """The default's knowledge (`OwnFrameGrod`) that throws its safe blocks and blitz before its moves."""
+    patch = {"best_plan": blocks_first_best_plan}
 
     def __init__(self, name: str = "grod-blocks-first", seed: Optional[int] = None):
         super().__init__(name, seed)
 
-    def act(self, game: botbowl.Game) -> Action:
-        with patched({"best_plan": blocks_first_best_plan}):
-            return super().act(game)
-
 
 # -- the kick-off: where the ball is kicked, and kicking or receiving first
-class OwnFrameWeightsGrod(OwnFrameGrod):
+class OwnFrameWeightsGrod(PatchedOwnFrameGrod):
     """The default's knowledge (`OwnFrameGrod`) with the weights of $GROD_WEIGHTS (as `WeightsGrod`),
     e.g. KICK_DEPTH_FRACTION=0.3: the kick aimed 8 squares from their endzone instead of 4."""
 
     def __init__(self, name: str = "grod-own-frame-weights", seed: Optional[int] = None):
         super().__init__(name, seed)
         self.patch = weights_from_env(os.environ.get("GROD_WEIGHTS"))
-
-    def act(self, game: botbowl.Game) -> Action:
-        with patched(self.patch):
-            return super().act(game)
 
 
 class KickFirstGrod(OwnFrameGrod):
@@ -554,16 +549,13 @@ def desperate_price(plans, board: Board, opportunity=None) -> None:
         plan.score += (1.0 - DESPERATE_TURNOVER) * plan.p_turnover * grod.turnover_cost(opportunity, plan.player, board)
 
 
-class DesperateGrod(OwnFrameGrod):
+class DesperateGrod(PatchedOwnFrameGrod):
     """The default's knowledge (`OwnFrameGrod`) that risks its turns for the ball when the game runs
     out on a draw or a loss and their carrier holds it (`desperate_price`)."""
+    patch = {"price": desperate_price}
 
     def __init__(self, name: str = "grod-desperate", seed: Optional[int] = None):
         super().__init__(name, seed)
-
-    def act(self, game: botbowl.Game) -> Action:
-        with patched({"price": desperate_price}):
-            return super().act(game)
 
 
 # -- the carrier's cover counted only from teammates who can come without a dodge
@@ -581,16 +573,13 @@ class FreeSupportBoard(Board):
         return potential
 
 
-class FreeSupportGrod(OwnFrameGrod):
+class FreeSupportGrod(PatchedOwnFrameGrod):
     """The default's knowledge (`OwnFrameGrod`) whose carrier counts on cover only from teammates free
     to come (`FreeSupportBoard`)."""
+    patch = {"Board": FreeSupportBoard}
 
     def __init__(self, name: str = "grod-free-support", seed: Optional[int] = None):
         super().__init__(name, seed)
-
-    def act(self, game: botbowl.Game) -> Action:
-        with patched({"Board": FreeSupportBoard}):
-            return super().act(game)
 
 
 # -- a carrier who has acted kept closed: a teammate's move that opens the way to him pays for it
@@ -645,13 +634,51 @@ def keep_closed_price(plans, board: Board, opportunity=None) -> None:
             plan.score -= cost
 
 
-class KeepClosedGrod(OwnFrameGrod):
+class KeepClosedGrod(PatchedOwnFrameGrod):
     """The default's knowledge (`OwnFrameGrod`) whose teammates do not open the way to a carrier who has
     acted without paying for it (`keep_closed_price`)."""
+    patch = {"price": keep_closed_price}
 
     def __init__(self, name: str = "grod-keep-closed", seed: Optional[int] = None):
         super().__init__(name, seed)
 
-    def act(self, game: botbowl.Game) -> Action:
-        with patched({"price": keep_closed_price}):
-            return super().act(game)
+
+# -- a teammate of our carrier moved with dice only once the carrier has acted (or never)
+_move_plans = grod._move_plans
+
+
+def dry_move_plans(board: Board, player: botbowl.Player, pmap: list, until_carrier_acted: bool = True) -> List[Plan]:
+    """The shipped moves, less a positional move that needs dice (a dodge or a go-for-it) while our
+    carrier holds the ball (with `until_carrier_acted`, only until he has acted): its turnover leaves
+    him where he stands, unmoved and unguarded. Pick-ups and stand-ups are kept."""
+    plans = _move_plans(board, player, pmap)
+    carrier = board.our_carrier
+    if carrier is None or (until_carrier_acted and carrier.state.used):
+        return plans
+    return [p for p in plans if p.label != "move" or p.p_turnover <= 1.0 - grod.SAFE]
+
+
+class DryBeforeCarrierGrod(PatchedOwnFrameGrod):
+    """The default's knowledge (`OwnFrameGrod`) whose carrier's teammates make no positional move with
+    dice before the carrier has acted (`dry_move_plans`)."""
+    patch = {"_move_plans": dry_move_plans}
+
+    def __init__(self, name: str = "grod-dry-before-carrier", seed: Optional[int] = None):
+        super().__init__(name, seed)
+
+
+class DryOffenceGrod(PatchedOwnFrameGrod):
+    """As `DryBeforeCarrierGrod`, but no positional move with dice while we hold the ball at all."""
+    patch = {"_move_plans": partial(dry_move_plans, until_carrier_acted=False)}
+
+    def __init__(self, name: str = "grod-dry-offence", seed: Optional[int] = None):
+        super().__init__(name, seed)
+
+
+class LaneOwnFrameGrod(PatchedOwnFrameGrod):
+    """The default's knowledge (`OwnFrameGrod`) whose blocks also count the way they open for its carrier
+    (`lane_knockdown_value`, as `LaneGrod` on the shipped `grod`)."""
+    patch = {"knockdown_value": lane_knockdown_value}
+
+    def __init__(self, name: str = "grod-lane-own-frame", seed: Optional[int] = None):
+        super().__init__(name, seed)

@@ -18,9 +18,13 @@ his exposure when his action ended: already open, or safe then and opened by a t
 after his (which kind, and whether by a guard beside him). And whether one teammate left unused at
 the end could have closed him by a move with no dice to a square within two of him.
 
-    .venv/bin/python docs/probes/open_carrier.py --games 50 --opponents scripted grod
+    .venv/bin/python docs/probes/open_carrier.py --games 50 --opponents scripted grod --out results/open-carrier.jsonl
+
+With `--out`, each game's counts are written as it ends (a JSON line naming its bot, opponent, side
+and number); the same command run again plays only the games the file does not hold, and totals all.
 """
 import argparse
+import json
 import sys
 from collections import Counter
 from multiprocessing import Pool
@@ -178,7 +182,8 @@ class FreeSupportWatch(CarrierWatch, FreeSupportGrod):
 WATCHES = {"default": CarrierWatch, "free-support": FreeSupportWatch}
 
 
-def play(job: Tuple[str, str, str, int]) -> Dict[str, int]:
+def play(job: Tuple[str, str, str, int]) -> Tuple[Tuple[str, str, str, int], Dict[str, int]]:
+    """One game of `job` (bot, opponent, side, number): the job and its counts."""
     bot, opponent, side, number = job
     seed = game_seed(2600, 11, side, number)
     watch = WATCHES[bot](seed=seed + 1)
@@ -193,7 +198,21 @@ def play(job: Tuple[str, str, str, int]) -> Dict[str, int]:
     counts["points"] += 2 if ours.state.score > theirs.state.score else 1 if ours.state.score == theirs.state.score else 0
     counts["touchdowns for"] += ours.state.score
     counts["touchdowns against"] += theirs.state.score
-    return dict(counts)
+    return job, dict(counts)
+
+
+def done_games(out: Optional[str]) -> Dict[Tuple[str, str, str, int], Dict[str, int]]:
+    """The games `out` already holds, by job; a clear error for a line that is not one of ours."""
+    done: Dict[Tuple[str, str, str, int], Dict[str, int]] = {}
+    if out is None or not Path(out).exists():
+        return done
+    for number, line in enumerate(Path(out).read_text().splitlines(), 1):
+        try:
+            record = json.loads(line)
+            done[tuple(record["job"])] = record["counts"]
+        except (ValueError, KeyError, TypeError):
+            raise SystemExit(f"{out}, line {number}: not a game of this probe; give another --out or move the file")
+    return done
 
 
 def main() -> None:
@@ -203,14 +222,23 @@ def main() -> None:
     parser.add_argument("--bot", choices=sorted(WATCHES), default="default",
                         help="the knowledge counted: the default's, or a variant (default: default)")
     parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--out", help="a JSON-lines file: each game's counts as it ends; run again to resume")
     args = parser.parse_args()
+    done = done_games(args.out)
     for opponent in args.opponents:
         jobs = [(args.bot, opponent, side, n) for n in range(args.games) for side in ("home", "away")]
         total: Counter = Counter()
+        for job in jobs:
+            total.update(done.get(job, {}))
+        todo = [job for job in jobs if job not in done]
         with Pool(args.processes) as pool:
-            for i, counts in enumerate(pool.imap_unordered(play, jobs), 1):
+            for i, (job, counts) in enumerate(pool.imap_unordered(play, todo), 1):
                 total.update(counts)
-                print(f"\r{opponent}: {i}/{len(jobs)} games", end="", file=sys.stderr, flush=True)
+                if args.out is not None:
+                    with open(args.out, "a") as f:
+                        f.write(json.dumps({"job": list(job), "counts": counts}) + "\n")
+                print(f"\r{opponent}: {len(jobs) - len(todo) + i}/{len(jobs)} games", end="", file=sys.stderr,
+                      flush=True)
         print(file=sys.stderr)
         games = total.pop("games")
         print(f"## against {opponent}: {games} games, score {total.pop('points') / (2 * games):.0%}, touchdowns "
