@@ -4,7 +4,8 @@ exposure inputs (docs/learned-value.md) sit on the right side and leave the coll
 stateless probe plays `grod_action`'s choice legally and counts where it differs from `GrodBot`; the
 blitz replay logs each of the MCTS bot's blitzes once, as it was played; the carrier-blitz probe judges
 each turn that begins with their carrier in reach once, at its start; the targets probe sharpens each
-decision's visit shares alone."""
+decision's visit shares alone; the open-carrier probe keeps each game as it ends and resumes; the dry
+probes keep a teammate's move with dice out of the offence."""
 import importlib.util
 import json
 import sys
@@ -431,9 +432,9 @@ def test_the_open_carrier_probe_keeps_each_game_as_it_ends_and_resumes(tmp_path,
     module = file_probe(OPEN_CARRIER_PROBE, "open_carrier")
     played = []
 
-    def play(job):  # a stand-in game: its counts name it
+    def play(job):  # a stand-in game, won 1-0
         played.append(job)
-        return job, {"games": 1, "points": 2, "touchdowns for": 1, "touchdowns against": 0, "end open": job[3] + 1}
+        return job, {"games": 1, "points": 2, "touchdowns for": 1, "touchdowns against": 0}
 
     class Serial:  # the pool, in this process
         def __init__(self, processes):
