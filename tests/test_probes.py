@@ -51,7 +51,7 @@ def probes():
                                         "SpreadKickGrod", "LineReceiveGrod", "OwnFrameGrod", "OpenCageGrod",
                                         "OpenCagePairGrod", "BlocksFirstGrod", "OwnFrameWeightsGrod", "KickFirstGrod",
                                         "DesperateGrod", "FreeSupportGrod", "KeepClosedGrod", "DryBeforeCarrierGrod",
-                                        "DryOffenceGrod", "LaneOwnFrameGrod"])
+                                        "DryOffenceGrod", "LaneOwnFrameGrod", "RelayGrod"])
 def test_each_probe_plays_a_legal_game_and_restores_grod(class_name, monkeypatch):
     monkeypatch.setenv("GROD_WEIGHTS", "TURNOVER_BASE=3")
     bot = legality_checked(load_agent_class(PROBES, class_name))(class_name, seed=1)
@@ -80,6 +80,30 @@ def test_the_lane_probe_values_an_opponent_in_the_carriers_way(side):
     in_the_way, behind = (game.get_opp_team(game.active_team).players[i] for i in (0, 1))
     assert lane(board, in_the_way) > grod.knockdown_value(board, in_the_way)
     assert lane(board, behind) == grod.knockdown_value(board, behind)
+
+
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_the_relay_probe_scores_a_hand_off_on_the_footing_of_the_carriers_moves(side):
+    module = probes()
+    # Our carrier nine squares out, a teammate five out who can run in after a hand-off; one opponent far off.
+    game = arranged_position(11, side, ours={0: (9, 7), 1: (5, 5)}, theirs={0: (24, 12)}, carrier=0)
+    carrier, receiver = game.active_team.players[:2]
+    shipped, _ = grod.candidate_plans(Board(game, game.active_team, exposure=True, own_frame=True))
+    with module.patched(module.RelayGrod.patch):
+        board = Board(game, game.active_team, exposure=True, own_frame=True)
+        relayed, _ = grod.candidate_plans(board)
+        offset = grod._keep_value(board, carrier, [p for p in relayed if p.label in ("score", "advance the carrier")]) \
+            - board.ball_value(carrier, carrier.position)
+    assert offset > 0 and len(shipped) == len(relayed)
+    hand_off = None
+    for before, after in zip(shipped, relayed):
+        assert (before.label, before.gain) == (after.label, after.gain)
+        ball = after.label in ("hand off", "pass")
+        assert after.score == pytest.approx(before.score + (offset if ball else 0.0))
+        if after.label == "hand off" and after.steps[-1][1] == receiver.position:
+            hand_off = after
+    assert hand_off is not None
+    assert bot_probe(SCORING_PROBE, "ScoringChanceLog").relay_chance(game, carrier)[0] > 0.5
 
 
 @pytest.mark.parametrize("side", ["home", "away"])
@@ -301,6 +325,9 @@ def test_the_scoring_probe_judges_each_turn_with_our_carrier_once_and_tables_the
     assert all(t["actions"] for t in turns if t["scored"])
     rows = module.table(turns).splitlines()[2:]
     assert sum(int(row.split("|")[2]) for row in rows) == len(turns)
+    assert all(0.0 <= t["relay"] <= 1.0 and (t["relay_kind"] is None) == (t["relay"] == 0.0) for t in turns)
+    relay_rows = module.relay_table(turns).splitlines()[2:]
+    assert sum(int(row.split("|")[2]) for row in relay_rows) == sum(t["p"] < module.RELAY_FROM for t in turns)
 
 
 def test_the_targets_probe_sharpens_each_decisions_visit_shares_on_its_own():

@@ -682,3 +682,33 @@ class LaneOwnFrameGrod(PatchedOwnFrameGrod):
 
     def __init__(self, name: str = "grod-lane-own-frame", seed: Optional[int] = None):
         super().__init__(name, seed)
+
+
+# -- the relay: a pass or hand-off priced against the carrier standing still, as his own moves are
+def relay_plans(plans_of, board: Board, carrier: botbowl.Player, keep: float) -> List[Plan]:
+    """`plans_of` (the shipped `_handoff_plans` or `_pass_plans`), each plan marked with what its gain
+    leaves out against the carrier's moves: the shipped gain counts the ball against `keep` (his square
+    or his best move), his moves against his square alone, so a relay worth more than his best move
+    could still lose to it on score. The gain itself (which receivers wait for the ball) is unchanged."""
+    plans = plans_of(board, carrier, keep)
+    offset = keep - board.ball_value(carrier, carrier.position)
+    for plan in plans:
+        plan.offset = offset
+    return plans
+
+
+def relay_price(plans: List[Plan], board: Board, opportunity=None) -> None:
+    """The shipped prices, each relay's score on the carrier's moves' footing (`relay_plans`)."""
+    _price(plans, board, opportunity)
+    for plan in plans:
+        plan.score += getattr(plan, "offset", 0.0)
+
+
+class RelayGrod(PatchedOwnFrameGrod):
+    """The default's knowledge (`OwnFrameGrod`) with its passes and hand-offs scored on the footing of
+    its carrier's moves (`relay_plans`)."""
+    patch = {"_handoff_plans": partial(relay_plans, grod._handoff_plans),
+             "_pass_plans": partial(relay_plans, grod._pass_plans), "price": relay_price}
+
+    def __init__(self, name: str = "grod-relay", seed: Optional[int] = None):
+        super().__init__(name, seed)
