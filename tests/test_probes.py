@@ -5,7 +5,8 @@ stateless probe plays `grod_action`'s choice legally and counts where it differs
 blitz replay logs each of the MCTS bot's blitzes once, as it was played; the carrier-blitz probe judges
 each turn that begins with their carrier in reach once, at its start; the targets probe sharpens each
 decision's visit shares alone; the open-carrier probe keeps each game as it ends and resumes; the dry
-probes keep a teammate's move with dice out of the offence."""
+probes keep a teammate's move with dice out of the offence; the relay probe raises only the scores of
+passes and hand-offs, by what their gain left out against the carrier's moves."""
 import importlib.util
 import json
 import sys

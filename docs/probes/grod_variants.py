@@ -688,8 +688,8 @@ class LaneOwnFrameGrod(PatchedOwnFrameGrod):
 def relay_plans(plans_of, board: Board, carrier: botbowl.Player, keep: float) -> List[Plan]:
     """`plans_of` (the shipped `_handoff_plans` or `_pass_plans`), each plan marked with what its gain
     leaves out against the carrier's moves: the shipped gain counts the ball against `keep` (his square
-    or his best move), his moves against his square alone, so a relay worth more than his best move
-    could still lose to it on score. The gain itself (which receivers wait for the ball) is unchanged."""
+    plus his best move's gain), his moves against his square alone, so a relay worth more than his best
+    move could still lose to it on score. The gain itself (which receivers wait for the ball) is unchanged."""
     plans = plans_of(board, carrier, keep)
     offset = keep - board.ball_value(carrier, carrier.position)
     for plan in plans:

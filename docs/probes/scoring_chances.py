@@ -1,5 +1,5 @@
 """Probe: does the knowledge take the touchdowns its carrier could run for, or pass for? (docs/bot-bowl-board.md,
-"The touchdowns within reach: taken", "The touchdowns a pass or hand-off would reach")
+"The touchdowns within reach: taken", "Passes and hand-offs to a runner")
 
 Plays the default's 11-player knowledge with no search (`GrodBot(exposure=True, own_frame=True)`)
 against a sparring partner and logs each of its turns that begins with its own carrier standing: the
