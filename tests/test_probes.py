@@ -6,7 +6,8 @@ blitz replay logs each of the MCTS bot's blitzes once, as it was played; the car
 each turn that begins with their carrier in reach once, at its start; the targets probe sharpens each
 decision's visit shares alone; the open-carrier probe keeps each game as it ends and resumes; the dry
 probes keep a teammate's move with dice out of the offence; the relay probe raises only the scores of
-passes and hand-offs, by what their gain left out against the carrier's moves."""
+passes and hand-offs, by what their gain left out against the carrier's moves; the luck probe splits each
+game into its start, play and luck, exactly, counts no luck where no dice are thrown, and resumes."""
 import importlib.util
 import json
 import sys
@@ -16,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from botbowl.ai.bots.random_bot import RandomBot
-from botbowl.core import ActionType
+from botbowl.core import Action, ActionType
 
 from conftest import arranged_position, give_ball_to_opponent, legality_checked
 from mcts_bot.harness import collect, training
@@ -536,3 +537,37 @@ def test_the_keep_closed_probe_charges_a_move_that_opens_the_way_to_a_carrier_wh
     assert scores(Board(game, team)) == pytest.approx([1.0] * 3)  # only with the exposure
     carrier.state.used = False  # he can still move himself: nothing charged
     assert scores(Board(game, team, exposure=True)) == pytest.approx([1.0] * 3)
+
+
+def luck_probe():
+    return file_probe(PROBE_DIR / "luck.py", "luck_probe")
+
+
+def test_the_luck_probe_splits_each_game_into_its_start_play_and_luck_and_resumes(tmp_path, monkeypatch, capsys):
+    module = luck_probe()
+    out = tmp_path / "luck.jsonl"
+    monkeypatch.setattr(sys, "argv", ["luck.py", "--bots", "scripted", "scripted", "--board", "3", "--games", "2",
+                                      "--samples", "3", "--seed", "5", "--out", str(out)])
+    module.main()
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["side"] for r in records] == ["home", "away"]
+    for r in records:
+        assert r["result"] in (0.0, 0.5, 1.0)
+        for i, luck in enumerate((r["luck"], r["luck_finished"])):
+            assert r["start"][i] + r["play"][i] + luck == pytest.approx(r["result"], abs=1e-9)
+        assert 0 < r["terms"] < r["decisions"]  # dice in some decisions, not in all
+    assert "2 games" in capsys.readouterr().out
+    module.main()  # a rerun plays nothing more
+    assert len(out.read_text().splitlines()) == 2
+
+
+def test_the_luck_probe_counts_no_luck_where_no_dice_are_thrown():
+    module = luck_probe()
+    game = arranged_position(11, "home", ours={0: (10, 7)}, theirs={0: (20, 3)})
+    team = game.active_team
+    meter = module.LuckMeter(team.team_id, 4, np.random.RandomState(0))
+    player = team.players[0]
+    start = Action(ActionType.START_MOVE, player=player)
+    meter.observe(game, start)  # starting a move throws no dice
+    assert meter.terms == 0 and meter._expected is None
+    assert meter.start == pytest.approx([meter._last[0], meter._last[1]])
