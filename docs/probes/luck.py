@@ -57,16 +57,18 @@ class LuckMeter:
         self._expected: Optional[List[float]] = None  # the means after its action, if it threw dice
 
     def value(self, game: botbowl.Game) -> float:
-        team = game.state.home_team if game.state.home_team.team_id == self.team_id else game.state.away_team
-        return learned_value(game, team)
+        return learned_value(game, game.get_team_by_id(self.team_id))
 
     def finished(self, game: botbowl.Game) -> float:
         """V once the acting player's action is played out by the knowledge (the copy's own dice)."""
         state = game.state
-        player, turns = state.active_player, (state.half, state.home_team.state.turn, state.away_team.state.turn)
+
+        def turns():
+            return state.half, state.home_team.state.turn, state.away_team.state.turn
+
+        player, started = state.active_player, turns()
         for _ in range(MAX_FINISH_STEPS):
-            if state.game_over or player is None or state.active_player is not player \
-                    or (state.half, state.home_team.state.turn, state.away_team.state.turn) != turns:
+            if state.game_over or player is None or state.active_player is not player or turns() != started:
                 break
             advance(game, board_choice(game, self.rng))
         return self.value(game)
