@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Train the learned value for one board from collected games (scripts/run.sh collect), score it on
-held-out games against the threat heuristic calibrated on the same training games, plot its
-calibration, and write the model to results/models/value-<board>.npz; with --install, where the
-package loads it (mcts_bot/knowledge/models/value-<board>.npz), replacing the shipped one.
+held-out games against the threat heuristic calibrated on the same training games and against the
+shipped value (their difference with a 95% bootstrap interval by game), plot its calibration, and
+write the model to results/models/value-<board>.npz; with --install, where the package loads it
+(mcts_bot/knowledge/models/value-<board>.npz), replacing the shipped one. --train-games N fits on N
+of the training games and tests on the same held-out games: how the value gains with data.
 
 The split is by game (a game's states are all in training or all in the test set); early
 stopping looks only at training games; the test games are scored once, at the end.
@@ -32,6 +34,10 @@ def main() -> None:
     cli.add_board_argument(parser, default=3)
     parser.add_argument("--data", type=Path, nargs="+", default=None,
                         help="folders of collected games (default data/value-<board>)")
+    parser.add_argument("--more-data", type=Path, nargs="+", action="append", default=[],
+                        help="more folders of games, split on their own by the same rule and added to both sides: "
+                             "the held-out games of --data stay the ones a fit on --data alone is scored on (each "
+                             "--more-data a group split on its own)")
     parser.add_argument("--selfplay", action="store_true",
                         help="the data are self-play records (default folder data/selfplay-<board>)")
     parser.add_argument("--root-weight", type=float, default=0.5,
@@ -46,6 +52,9 @@ def main() -> None:
                         help="hidden units; 0 for logistic regression (default 32)")
     parser.add_argument("--epochs", type=cli.positive_int, default=40, help="(default 40)")
     parser.add_argument("--test-share", type=float, default=0.2, help="share of games held out (default 0.2)")
+    parser.add_argument("--train-games", type=cli.positive_int, default=None,
+                        help="fit on this many of the training games, drawn by --seed (default all); the held-out "
+                             "games stay the same, so fits on more and less data compare on one test")
     parser.add_argument("--seed", type=cli.non_negative_int, default=0, help="split and initial weights (default 0)")
     out = parser.add_mutually_exclusive_group()
     out.add_argument("--out", type=Path, default=None, help="model file (default results/models/value-<board>.npz)")
@@ -58,21 +67,29 @@ def main() -> None:
     current = shipped_value(args.board)
     if args.fine_tune and current is None:
         parser.error(f"--fine-tune starts from the shipped value, and there is none at {model_path(args.board)}")
+    if args.selfplay and args.more_data:
+        parser.error("--more-data is for collected games, not self-play records: pass the self-play folders to --data")
     if args.selfplay:
         return train_on_selfplay(parser, args, current)
     if args.root_weight != parser.get_default("root_weight"):
         parser.error("--root-weight is for self-play records: add --selfplay")
     folders = args.data or [Path("data") / f"value-{args.board}"]
-    games = training.Games([], [], [], [], [])
     try:
-        for folder in folders:
-            part = training.load_games(folder)
-            for name in ("keys", "x", "result", "next_td", "heuristic"):
-                getattr(games, name).extend(getattr(part, name))
+        groups = [sum((training.load_games(folder) for folder in group), training.Games([], [], [], [], []))
+                  for group in [folders, *args.more_data]]
     except (FileNotFoundError, ValueError) as exc:
         parser.error(str(exc))
-    train_games, test_games = training.split(games, args.test_share, args.seed)
-    records = sum(len(x) for x in games.x)
+    # each group split on its own, so that adding a group leaves the others' held-out games as they were
+    games, (train_games, test_games) = groups[0], training.split(groups[0], args.test_share, args.seed)
+    for group in groups[1:]:
+        more_train, more_test = training.split(group, args.test_share, args.seed)
+        train_games, test_games, games = train_games + more_train, test_games + more_test, games + group
+    if args.train_games is not None:
+        if args.train_games > len(train_games):
+            parser.error(f"--train-games {args.train_games}: there are only {len(train_games)} training games")
+        train_games = train_games.subset(sorted(np.random.RandomState(args.seed).permutation(len(train_games))
+                                                [:args.train_games]))
+    records = sum(len(x) for x in train_games.x) + sum(len(x) for x in test_games.x)
     print(f"{len(games)} games, {records} records: {len(train_games)} games to train on, {len(test_games)} held out")
     model = training.train(train_games, target=args.target, lam=args.lam, seed=args.seed, hidden=args.hidden,
                            epochs=args.epochs, start=current if args.fine_tune else None)
@@ -83,6 +100,12 @@ def main() -> None:
     print("| Value | Log-loss | Brier |\n|---|---:|---:|")
     for name, score in results.items():
         print(f"| {name} | {score['log_loss']:.4f} | {score['brier']:.4f} |")
+    if current is not None:
+        learned, sizes = training.game_log_losses(model, test_games)
+        gain, low, high = training.difference_by_game(learned, training.game_log_losses(current, test_games)[0],
+                                                      sizes, seed=args.seed)
+        print(f"\nLearned less shipped: {gain:+.4f} (95% bootstrap by game {low:+.4f} to {high:+.4f}; "
+              f"negative: the learned value predicts better)")
     groups = training.by_matchup(test_games)
     if len(groups) > 1:  # data of several pairings of bots: how each value predicts each pairing's games
         names = ["learned value", *shipped]
@@ -96,7 +119,7 @@ def main() -> None:
     target = (args.target if args.target == "mc" else f"td({args.lam:g})") + (", fine-tuned" if args.fine_tune else "")
     model.info = {"board": str(args.board), "games": str(len(train_games)), "records": str(records),
                   "target": target, "hidden": str(args.hidden),
-                  "test": json.dumps(results), "data": " ".join(map(str, folders))}
+                  "test": json.dumps(results), "data": " ".join(map(str, [*folders, *sum(args.more_data, [])]))}
     out = model_path(args.board) if args.install else args.out or Path("results") / "models" / f"value-{args.board}.npz"
     model.save(out)
     plot = args.plot or Path("img") / f"value-calibration-{args.board}.png"

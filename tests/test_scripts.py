@@ -1,5 +1,6 @@
 """The scripts run end to end on tiny budgets and reject bad arguments with a clear message."""
 import importlib.util
+import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -129,7 +130,28 @@ def test_collect_and_train_value_build_a_model(tmp_path):
                         "--test-share", "0.25", "--out", model, "--plot", plot)
     assert result.returncode == 0, result.stderr
     assert "| learned value |" in result.stdout and "| threat heuristic, calibrated |" in result.stdout
+    assert "Learned less shipped: " in result.stdout and "95% bootstrap by game" in result.stdout
+    assert "9 games to train on, 3 held out" in result.stdout
     assert model.exists() and plot.exists()
+    fewer = run_script("train_value", "--board", "1", "--data", data, "--epochs", "1", "--hidden", "4",
+                       "--test-share", "0.25", "--train-games", "5", "--out", model, "--plot", plot)
+    assert fewer.returncode == 0, fewer.stderr
+    assert "5 games to train on, 3 held out" in fewer.stdout and ValueModel.load(model).info["games"] == "5"
+    first, more, most = tmp_path / "first", tmp_path / "more", tmp_path / "most"
+    for i, path in enumerate(sorted(data.glob("*.npz"))):
+        folder = first if i < 8 else more if i < 10 else most
+        folder.mkdir(exist_ok=True)
+        shutil.copy(path, folder / path.name)
+    pooled = run_script("train_value", "--board", "1", "--data", first, "--more-data", more, "--more-data", most,
+                        "--epochs", "1", "--hidden", "4", "--test-share", "0.25", "--out", model, "--plot", plot)
+    assert pooled.returncode == 0, pooled.stderr
+    # each group split on its own: 6 + 1 + 1 to train on, 2 + 1 + 1 held out (4 games in one group: 3 and 1)
+    assert "12 games" in pooled.stdout and "8 games to train on, 4 held out" in pooled.stdout
+    assert ValueModel.load(model).info["data"] == f"{first} {more} {most}"
+    mixed = run_script("train_value", "--board", "1", "--selfplay", "--more-data", more)
+    assert mixed.returncode == 2 and "--more-data is for collected games" in mixed.stderr
+    too_many = run_script("train_value", "--board", "1", "--data", data, "--test-share", "0.25", "--train-games", "10")
+    assert too_many.returncode == 2 and "--train-games 10: there are only 9 training games" in too_many.stderr
     tuned = run_script("train_value", "--board", "1", "--data", data, "--epochs", "2", "--fine-tune",
                        "--test-share", "0.25", "--out", model, "--plot", plot)
     assert tuned.returncode == 0, tuned.stderr

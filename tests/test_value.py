@@ -227,6 +227,14 @@ def test_held_out_games_are_scored_per_pairing_of_bots_and_against_other_values(
     results = training.scores(good, training.calibrated_heuristic(games), games, {"shipped value": blind})
     assert list(results)[:2] == ["learned value", "shipped value"]
     assert results["learned value"]["log_loss"] < results["shipped value"]["log_loss"]
+    sums, sizes = training.game_log_losses(good, games)
+    assert list(sizes) == [60] * len(games)  # 30 records from both points of view
+    assert np.isclose(sums.sum() / sizes.sum(), results["learned value"]["log_loss"])
+    shipped, _ = training.game_log_losses(blind, games)
+    gain, low, high = training.difference_by_game(sums, shipped, sizes, seed=0)
+    assert np.isclose(gain, results["learned value"]["log_loss"] - results["shipped value"]["log_loss"])
+    assert low <= gain <= high < 0  # better on the whole, and shown so game by game
+    assert training.difference_by_game(sums, sums, sizes) == (0.0, 0.0, 0.0)
 
 
 def test_heuristic_calibration_stays_finite_when_the_heuristic_separates_the_results():

@@ -76,33 +76,19 @@ def _sliced(games: training.Games, n: int) -> training.Games:
     return training.Games(games.keys, [x[:, :, :n] for x in games.x], games.result, games.next_td, games.heuristic)
 
 
-def game_losses(model, games: training.Games) -> np.ndarray:
-    """Per held-out game: the log-loss summed over its records, from both sides."""
-    rows = []
-    for x, result in zip(games.x, games.result):
-        p = np.concatenate([model.predict(x[:, 0]), model.predict(x[:, 1])])
-        y = np.concatenate([np.full(len(x), result), np.full(len(x), 1 - result)])
-        rows.append(training.log_loss(p, y) * len(y))
-    return np.array(rows)
-
-
 def fit_both(folder: Path, seed: int = 0) -> None:
     with with_exposure():
         games = training.load_games(folder)
     train, test = training.split(games, 0.2, seed)
-    sizes = np.array([2 * len(x) for x in test.x])
     losses = {}
     for name, n in (("45 inputs", features.NUM_FEATURES), ("53, with the exposure", features.NUM_FEATURES + EXTRA)):
         model = training.train(_sliced(train, n), target="td", lam=0.7, seed=seed)
-        losses[name] = game_losses(model, _sliced(test, n))
+        losses[name], sizes = training.game_log_losses(model, _sliced(test, n))
         print(f"{name}: held-out log-loss {losses[name].sum() / sizes.sum():.4f}")
-    shipped = game_losses(model_for(11), _sliced(test, features.NUM_FEATURES))
+    shipped, _ = training.game_log_losses(model_for(11), _sliced(test, features.NUM_FEATURES))
     print(f"the shipped value (fitted on other games): {shipped.sum() / sizes.sum():.4f}")
-    gain = losses["45 inputs"] - losses["53, with the exposure"]
-    rng = np.random.RandomState(seed)
-    boots = [gain[i].sum() / sizes[i].sum() for i in (rng.randint(0, len(gain), len(gain)) for _ in range(2000))]
-    low, high = np.percentile(boots, [2.5, 97.5])
-    print(f"45 less 53: {gain.sum() / sizes.sum():+.4f} (95% bootstrap by game {low:+.4f} to {high:+.4f}), "
+    gain, low, high = training.difference_by_game(losses["45 inputs"], losses["53, with the exposure"], sizes, seed=seed)
+    print(f"45 less 53: {gain:+.4f} (95% bootstrap by game {low:+.4f} to {high:+.4f}), "
           f"{len(train)} games fitted, {len(test)} held out")
 
 

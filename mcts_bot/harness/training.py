@@ -40,6 +40,10 @@ class Games:
         return Games([self.keys[i] for i in index], [self.x[i] for i in index], [self.result[i] for i in index],
                      [self.next_td[i] for i in index], [self.heuristic[i] for i in index])
 
+    def __add__(self, other: "Games") -> "Games":
+        return Games(self.keys + other.keys, self.x + other.x, self.result + other.result,
+                     self.next_td + other.next_td, self.heuristic + other.heuristic)
+
     def flat(self, targets: Optional[List[np.ndarray]] = None) -> Tuple[np.ndarray, np.ndarray]:
         """All records from both points of view: features and targets (the game's result by default)."""
         xs, ys = [], []
@@ -296,6 +300,30 @@ def scores(model: ValueModel, calibration: Tuple[float, float], test: Games,
         "constant 0.5": np.full(len(y), 0.5),
     })
     return {name: {"log_loss": log_loss(p, y), "brier": brier(p, y)} for name, p in predictions.items()}
+
+
+def game_log_losses(model: ValueModel, games: Games) -> Tuple[np.ndarray, np.ndarray]:
+    """Per game: the log-loss summed over its records from both points of view, and their number (the
+    pieces a bootstrap by game resamples)."""
+    sums, sizes = [], []
+    for x, result in zip(games.x, games.result):
+        p = np.concatenate([model.predict(x[:, 0]), model.predict(x[:, 1])])
+        y = np.concatenate([np.full(len(x), result), np.full(len(x), 1 - result)])
+        sums.append(log_loss(p, y) * len(y))
+        sizes.append(len(y))
+    return np.array(sums), np.array(sizes)
+
+
+def difference_by_game(first: np.ndarray, second: np.ndarray, sizes: np.ndarray, *, samples: int = 2000,
+                       seed: int = 0) -> Tuple[float, float, float]:
+    """Two predictions' held-out log-loss told apart (`game_log_losses` of each on the same games): the first's
+    less the second's, and its 95% bootstrap interval resampling whole games (a game's records are not
+    independent). Negative: the first predicts better."""
+    gain = first - second
+    rng = np.random.RandomState(seed)
+    boots = [gain[i].sum() / sizes[i].sum() for i in (rng.randint(0, len(gain), len(gain)) for _ in range(samples))]
+    low, high = np.percentile(boots, [2.5, 97.5])
+    return float(gain.sum() / sizes.sum()), float(low), float(high)
 
 
 def by_matchup(games: Games) -> Dict[str, Games]:
