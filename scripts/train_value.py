@@ -75,8 +75,7 @@ def main() -> None:
         parser.error("--root-weight is for self-play records: add --selfplay")
     folders = args.data or [Path("data") / f"value-{args.board}"]
     try:
-        groups = [sum((training.load_games(folder) for folder in group), training.Games([], [], [], [], []))
-                  for group in [folders, *args.more_data]]
+        groups = [training.load_games(*group) for group in [folders, *args.more_data]]
     except (FileNotFoundError, ValueError) as exc:
         parser.error(str(exc))
     # each group split on its own, so that adding a group leaves the others' held-out games as they were

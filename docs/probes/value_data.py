@@ -12,8 +12,6 @@ with a 95% bootstrap interval by game, and plots held-out log-loss against train
 import argparse
 from pathlib import Path
 
-import numpy as np
-
 from mcts_bot.harness import plots, training
 from mcts_bot.knowledge.value import ValueModel
 
@@ -27,8 +25,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--plot", type=Path, default=None)
     args = parser.parse_args()
-    games = sum((training.load_games(folder) for folder in args.data), training.Games([], [], [], [], []))
-    test = training.split(games, args.test_share, args.seed)[1]
+    test = training.split(training.load_games(*args.data), args.test_share, args.seed)[1]
     reference = ValueModel.load(args.reference)
     base, sizes = training.game_log_losses(reference, test)
     rows = []

@@ -54,12 +54,15 @@ class Games:
         return np.concatenate(xs), np.concatenate(ys)
 
 
-def load_games(folder: Path) -> Games:
-    paths = saved_games([folder])
-    if not paths:
-        raise FileNotFoundError(f"no collected games in {folder}: run scripts/run.sh collect first")
+def load_games(*folders: Path) -> Games:
+    """The collected games of every folder, folder by folder (the order a split by seed draws from); a
+    folder without any is an error."""
+    paths = [saved_games([folder]) for folder in folders]
+    for folder, found in zip(folders, paths):
+        if not found:
+            raise FileNotFoundError(f"no collected games in {folder}: run scripts/run.sh collect first")
     games = Games([], [], [], [], [])
-    for path in paths:
+    for path in sum(paths, []):
         with np.load(path) as data:
             if data["x"].shape[-1] != NUM_FEATURES:
                 raise ValueError(f"{path} holds {data['x'].shape[-1]} features, this version computes "
