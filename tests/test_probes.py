@@ -19,7 +19,7 @@ import pytest
 from botbowl.ai.bots.random_bot import RandomBot
 from botbowl.core import Action, ActionType
 
-from conftest import arranged_position, give_ball_to_opponent, legality_checked
+from conftest import arranged_position, give_ball_to_opponent, legality_checked, mirror_ready
 from mcts_bot.harness import collect, training
 from mcts_bot.harness.bots import load_agent_class
 from mcts_bot.harness.games import make_game
@@ -571,3 +571,23 @@ def test_the_luck_probe_counts_no_luck_where_no_dice_are_thrown():
     meter.observe(game, start)  # starting a move throws no dice
     assert meter.terms == 0 and meter._expected is None
     assert meter.start == pytest.approx([meter._last[0], meter._last[1]])
+
+
+def overrule_probe():
+    return file_probe(PROBE_DIR / "overrule_outcomes.py", "overrule_probe")
+
+
+def test_the_overrule_probe_replays_an_action_and_plays_out_the_half_the_same_way_for_a_seed():
+    module = overrule_probe()
+    # Our carrier one square from their endzone, nobody near: running in beats ending the turn.
+    game = mirror_ready(arranged_position(11, "home", ours={0: (1, 7), 1: (12, 7)}, theirs={0: (20, 3)}, carrier=0))
+    team = game.active_team
+    score = team.state.score
+    run_in = Action(ActionType.START_MOVE, player=team.players[0])
+    end_turn = Action(ActionType.END_TURN)
+    ran = module.half_outcome(game, run_in, team.team_id, seed=3, end_moves=True)
+    assert module.half_outcome(game, run_in, team.team_id, seed=3, end_moves=True) == ran  # seeded
+    stood = module.half_outcome(game, end_turn, team.team_id, seed=3, end_moves=True)
+    assert isinstance(ran[0], int) and 0.0 <= stood[1] <= 1.0
+    assert ran[1] > stood[1]  # a touchdown up where our next turn starts (the rest of the half may score either way)
+    assert team.state.score == score and game.get_ball_carrier() is team.players[0]  # the real game untouched
