@@ -35,7 +35,7 @@ import botbowl
 import numpy as np
 from botbowl.core import Action
 
-from mcts_bot.adapter.actions import step
+from mcts_bot.adapter.actions import same_action, step
 from mcts_bot.adapter.search_copy import private_copy
 from mcts_bot.agent import MCTSBot
 from mcts_bot.core.nodes import ChanceNode, spread as value_spread
@@ -94,11 +94,7 @@ class OverruleRecorder:
         if len(root.children) < 2 or root.children[0].prior is None:
             return
         first = root.children[0]
-        chosen: Optional[ChanceNode] = next(
-            (c for c in root.children if c.action.action_type == action.action_type
-             and c.action.position == action.position
-             and (c.action.player is None) == (action.player is None)
-             and (c.action.player is None or c.action.player.player_id == action.player.player_id)), None)
+        chosen: Optional[ChanceNode] = next((c for c in root.children if same_action(c.action, action)), None)
         if chosen is None or chosen is first:
             return
         team_id = game.active_team.team_id
