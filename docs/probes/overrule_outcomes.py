@@ -8,9 +8,10 @@ overrules wherever the lower bound beats the first choice's mean, so that decisi
 are seen) plays `grod` at a fixed number of iterations; at each decision where it overrules, both
 actions, its choice and the first choice, are played on private copies of the game with the same
 dice seeds (`--rollouts` pairs), and the rest of the half is played by the knowledge for both teams
-(ours `presets.board_choice`, the default's; theirs `grod`'s, as the `grod` bot plays). The outcome
-is our touchdowns less theirs from the decision to the half's end; the gain of an overrule is its
-mean over the pairs, the choice's less the first choice's. Each decision also keeps the search's
+(ours `presets.board_choice`, the default's; theirs `grod`'s, as the `grod` bot plays). Two outcomes:
+the learned value for us where our next turn starts, and our touchdowns less theirs from the decision
+to the half's end; the gain of an overrule is its mean over the pairs, the choice's less the first
+choice's. Each decision also keeps the search's
 own view: both children's mean values and visits, and the margin (the choice's lower bound less the
 first choice's mean, what `min_gain` is compared with).
 
@@ -19,7 +20,7 @@ one for the game), so a rerun plays only the games not yet there. --report print
 95% bootstrap interval by game, overall and by margin (below and above the default's 0.02) and by
 the kind of the first choice.
 
-    .venv/bin/python docs/probes/overrule_outcomes.py --games 2 --first-game 0 --iterations 150 --rollouts 6 --out results/overrules.jsonl
+    .venv/bin/python docs/probes/overrule_outcomes.py --games 6 --first-game 0 --iterations 120 --rollouts 4 --seed 31000 --out results/overrules.jsonl
     .venv/bin/python docs/probes/overrule_outcomes.py --report --out results/overrules.jsonl
 
 (docs/bot-bowl-board.md: do the search's overrules win?)
@@ -40,6 +41,7 @@ from mcts_bot.adapter.search_copy import private_copy
 from mcts_bot.agent import MCTSBot
 from mcts_bot.core.nodes import ChanceNode, spread as value_spread
 from mcts_bot.core.search import SearchResult
+from mcts_bot.harness import training
 from mcts_bot.harness.bots import make_bot
 from mcts_bot.harness.games import make_game
 from mcts_bot.harness.matches import play_to_the_end
@@ -121,9 +123,13 @@ class OverruleRecorder:
               f"gain {gain(self.records[-1]):+.2f}", file=sys.stderr, flush=True)
 
 
+def game_key(preset: str, iterations: int, side: str, seed: int, rollouts: int) -> str:
+    return f"{preset}-{iterations}-{side}-{seed}-{rollouts}"
+
+
 def play(preset: str, iterations: int, side: str, seed: int, rollouts: int) -> List[dict]:
     """One game against `grod`; its overrules' records, then the game's own."""
-    key = f"{preset}-{iterations}-{side}-{seed}-{rollouts}"
+    key = game_key(preset, iterations, side, seed, rollouts)
     recorder = OverruleRecorder(key, rollouts, seed * 100_000, get_preset(preset).end_moves)
     bot = MCTSBot("mcts", iterations=iterations, preset=preset, seed=seed, on_decision=recorder)
     opponent = make_bot("grod", seed=seed + 1)
@@ -145,19 +151,12 @@ def gain(record: dict, measure: str = "tds") -> float:
 
 
 def bootstrap_by_game(records: List[dict], measure: str, draws: int = 4000, seed: int = 0) -> tuple:
-    """The mean gain per overrule and its 95% interval, games resampled."""
+    """The mean gain per overrule and its 95% interval, games resampled (`training.difference_by_game`
+    on each game's summed gains against none)."""
     keys = sorted({r["key"] for r in records})
-    by_game = [[gain(r, measure) for r in records if r["key"] == k] for k in keys]
-    total = [sum(g) for g in by_game]
-    count = [len(g) for g in by_game]
-    rng = np.random.RandomState(seed)
-    means = []
-    for _ in range(draws):
-        pick = rng.randint(len(keys), size=len(keys))
-        n = sum(count[i] for i in pick)
-        if n:
-            means.append(sum(total[i] for i in pick) / n)
-    return sum(total) / sum(count), np.percentile(means, 2.5), np.percentile(means, 97.5)
+    total = np.array([sum(gain(r, measure) for r in records if r["key"] == k) for k in keys])
+    count = np.array([sum(r["key"] == k for r in records) for k in keys])
+    return training.difference_by_game(total, np.zeros(len(keys)), count, samples=draws, seed=seed)
 
 
 def report(path: Path) -> str:
@@ -212,8 +211,7 @@ def main() -> None:
     done = {r["key"] for r in read_results(args.out) if r.get("game")}
     for i in range(args.first_game, args.first_game + args.games):
         side = "home" if i % 2 == 0 else "away"
-        key = f"{args.preset}-{args.iterations}-{side}-{args.seed + i}-{args.rollouts}"
-        if key in done:
+        if game_key(args.preset, args.iterations, side, args.seed + i, args.rollouts) in done:
             continue
         start = time.time()
         records = play(args.preset, args.iterations, side, args.seed + i, args.rollouts)
