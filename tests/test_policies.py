@@ -5,7 +5,7 @@ import random
 import pytest
 
 from conftest import node_with
-from mcts_bot.core.policies import most_visited, normalized_ucb1, puct, robust_child, ucb1
+from mcts_bot.core.policies import lower_bound, most_visited, normalized_ucb1, puct, robust_child, ucb1
 
 
 def test_ucb1_maximises_on_our_nodes():
@@ -180,6 +180,14 @@ def test_robust_child_keeps_the_priors_choice_unless_another_is_better_beyond_do
     # Not the most visited either: the best lower bound wins among the others.
     three = _rooted([(40, 0.50), (30, 0.56), (6, 0.70)], [0.5, 0.3, 0.2], spread=0.1)
     assert robust_child(three) is three.children[2]  # 0.70 - 0.1 / sqrt(6) = 0.659 beats 0.56 - 0.018
+
+
+def test_the_lower_bound_counts_the_whole_nodes_spread_with_a_floor():
+    node = _rooted([(20, 0.50), (16, 0.60)], [0.6, 0.4], spread=0.1)
+    assert lower_bound(node, node.children[1], z=2.0) == pytest.approx(0.60 - 2.0 * 0.1 / 4)
+    calm = _rooted([(20, 0.50), (16, 0.60)], [0.6, 0.4], spread=0.001)
+    assert lower_bound(calm, calm.children[1]) == pytest.approx(0.60 - 0.02 / 4)  # the floor, not 0.001
+    assert lower_bound(calm, calm.children[1], min_spread=0.04) == pytest.approx(0.60 - 0.04 / 4)
 
 
 def test_robust_child_when_the_search_turned_away_from_the_priors_choice():

@@ -591,3 +591,16 @@ def test_the_overrule_probe_replays_an_action_and_plays_out_the_half_the_same_wa
     assert isinstance(ran[0], int) and 0.0 <= stood[1] <= 1.0
     assert ran[1] > stood[1]  # a touchdown up where our next turn starts (the rest of the half may score either way)
     assert team.state.score == score and game.get_ball_carrier() is team.players[0]  # the real game untouched
+
+
+def test_the_overrule_probe_sums_a_games_gains_over_every_game_played():
+    module = overrule_probe()
+
+    def overrule(key, tds):
+        return {"key": key, "chosen_tds": [tds, tds], "first_tds": [0, 0], "chosen_next": [0.5], "first_next": [0.5]}
+
+    records = [overrule("a", 1), overrule("a", 1), overrule("a", 1), overrule("b", -1)]
+    assert module.bootstrap_by_game(records, "tds")[0] == pytest.approx(2 / 4)  # per overrule
+    per_game = module.bootstrap_by_game(records, "tds", games=["a", "b", "c"])  # game c had none
+    assert per_game[0] == pytest.approx(2 / 3) and per_game[1] <= per_game[0] <= per_game[2]
+    assert module.bootstrap_by_game(records, "tds", games=["a", "b"])[0] == pytest.approx(1.0)

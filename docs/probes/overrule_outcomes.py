@@ -26,7 +26,6 @@ the kind of the first choice.
 (docs/bot-bowl-board.md: do the search's overrules win?)
 """
 import argparse
-import math
 import sys
 import time
 from pathlib import Path
@@ -39,7 +38,8 @@ from botbowl.core import Action
 from mcts_bot.adapter.actions import same_action, step
 from mcts_bot.adapter.search_copy import private_copy
 from mcts_bot.agent import MCTSBot
-from mcts_bot.core.nodes import ChanceNode, spread as value_spread
+from mcts_bot.core.nodes import ChanceNode
+from mcts_bot.core.policies import lower_bound
 from mcts_bot.core.search import SearchResult
 from mcts_bot.harness import training
 from mcts_bot.harness.bots import make_bot
@@ -100,8 +100,6 @@ class OverruleRecorder:
         if chosen is None or chosen is first:
             return
         team_id = game.active_team.team_id
-        spread = max(0.02, value_spread(root))
-        bound = chosen.value - self.z * spread / math.sqrt(max(chosen.visits, 1))
         outcomes = {"chosen": [], "first": []}
         for k in range(self.rollouts):
             seed = self.seed + 1000 * len(self.records) + k
@@ -115,7 +113,7 @@ class OverruleRecorder:
             "first_q": first.value, "chosen_q": chosen.value,
             "first_visits": first.visits, "chosen_visits": chosen.visits,
             "first_prior": first.prior, "chosen_prior": chosen.prior,
-            "margin": bound - first.value,
+            "margin": lower_bound(root, chosen, self.z) - first.value,
             "chosen_tds": tds["chosen"], "first_tds": tds["first"],
             "chosen_next": values["chosen"], "first_next": values["first"],
         })
@@ -150,12 +148,14 @@ def gain(record: dict, measure: str = "tds") -> float:
     return float(np.mean(record[f"chosen_{measure}"]) - np.mean(record[f"first_{measure}"]))
 
 
-def bootstrap_by_game(records: List[dict], measure: str, draws: int = 4000, seed: int = 0) -> tuple:
+def bootstrap_by_game(records: List[dict], measure: str, games: Optional[List[str]] = None,
+                      draws: int = 4000, seed: int = 0) -> tuple:
     """The mean gain per overrule and its 95% interval, games resampled (`training.difference_by_game`
-    on each game's summed gains against none)."""
-    keys = sorted({r["key"] for r in records})
+    on each game's summed gains against none). Given `games` (keys, those without an overrule too),
+    the mean of a game's summed gains instead: what a game's overrules are worth together."""
+    keys = games if games is not None else sorted({r["key"] for r in records})
     total = np.array([sum(gain(r, measure) for r in records if r["key"] == k) for k in keys])
-    count = np.array([sum(r["key"] == k for r in records) for k in keys])
+    count = np.ones(len(keys)) if games is not None else np.array([sum(r["key"] == k for r in records) for k in keys])
     return training.difference_by_game(total, np.zeros(len(keys)), count, samples=draws, seed=seed)
 
 
@@ -188,6 +188,12 @@ def report(path: Path) -> str:
         [r for r in overrules if r["margin"] >= DEFAULT_MARGIN])
     for kind in sorted({r["first_kind"] for r in overrules}):
         row(f"first choice {kind}", [r for r in overrules if r["first_kind"] == kind])
+    out += ["", "A game's overrules together (their gains summed in each game, the mean over games, 95% CI by game):"]
+    for name, subset in (("all", overrules),
+                         (f"margin {DEFAULT_MARGIN} or more", [r for r in overrules if r["margin"] >= DEFAULT_MARGIN])):
+        cells = ["{:+.3f} ({:+.3f} to {:+.3f})".format(*bootstrap_by_game(subset, measure, sorted(games)))
+                 for measure in ("next", "tds")]
+        out.append(f"- {name}: value at our next turn {cells[0]}, touchdowns to the half's end {cells[1]}")
     return "\n".join(out)
 
 

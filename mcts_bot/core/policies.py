@@ -133,10 +133,8 @@ def robust_child(node: ActionNode, z: float = 1.0, min_visits: int = 4, min_spre
     luckiest: both are poor final choices. This keeps the highest-prior child (the first, after
     `ActionNode.expand_all`) unless another child with at least `min_visits` visits has a lower
     confidence bound above the first child's mean; then it plays the child with the best lower
-    bound. The bound is mean - z * s / sqrt(visits), with s the spread of all the node's values (at
-    least `min_spread`): a child's own spread says little after a few visits whose leaves happened
-    to agree. If the first child has fewer than `min_visits` visits (the search turned away from
-    it), the best lower bound among the children that have them wins. `min_gain` asks the bound to
+    bound (`lower_bound`). If the first child has fewer than `min_visits` visits (the search turned
+    away from it), the best lower bound among the children that have them wins. `min_gain` asks the bound to
     beat the first child's mean by that much more: the leaf value's own errors between siblings
     do not shrink with visits as the sampling noise does. Without priors it is `most_visited`.
     Meant for the root (our choice).
@@ -145,19 +143,29 @@ def robust_child(node: ActionNode, z: float = 1.0, min_visits: int = 4, min_spre
         raise ValueError("robust_child needs a node with at least one child")
     if node.children[0].prior is None:
         return most_visited(node)
-    spread = max(min_spread, value_spread(node))
-
-    def lower_bound(child: ChanceNode) -> float:
-        return child.value - z * spread / math.sqrt(child.visits)
-
     first = node.children[0]
     tried = [child for child in node.children if child.visits >= min_visits]
     if not tried:
         return most_visited(node)
-    best = max(tried, key=lower_bound)
-    if first.visits < min_visits or lower_bound(best) > first.value + min_gain:
+
+    def bound(child: ChanceNode) -> float:
+        return lower_bound(node, child, z, min_spread)
+
+    best = max(tried, key=bound)
+    if first.visits < min_visits or bound(best) > first.value + min_gain:
         return best
     return first
+
+
+def lower_bound(node: ActionNode, child: ChanceNode, z: float = 1.0, min_spread: float = 0.02) -> float:
+    """`robust_child`'s confidence bound on a child's mean: mean - z * s / sqrt(visits).
+
+    s is the spread of all the node's values (at least `min_spread`), not the child's own: after a
+    few visits whose leaves happened to agree a child's own spread says little. A child not yet
+    visited is taken as visited once.
+    """
+    spread = max(min_spread, value_spread(node))
+    return child.value - z * spread / math.sqrt(max(child.visits, 1))
 
 
 def botbowl_order(game: botbowl.Game, actions: List[Action], rng: np.random.RandomState) -> List[Action]:
