@@ -7,6 +7,7 @@ from conftest import arranged_position
 from mcts_bot.harness.games import random_position
 from mcts_bot.knowledge.exposure import (DICE, EXPOSURES, GFIS, MARKED, NONE, OPEN, STAND_UP, _spread, exposure,
                                          exposure_grid, reach)
+from mcts_bot.knowledge.exposure import around as exposure_around
 
 CAGE = {1: (5, 6), 2: (7, 6), 5: (5, 8), 6: (7, 8)}  # the four corners around a carrier on (6, 7)
 
@@ -110,3 +111,20 @@ def test_reach_on_played_positions_matches_each_opponents_own_walk(steps):
         assert (free == want_free).all() and (dice == want_dice).all()
         assert marks.sum() == sum(p.has_tackle_zone() and not p.state.stunned
                                   for p in game.get_players_on_pitch(game.get_opp_team(team)))
+
+
+@pytest.mark.parametrize("side", ["home", "away"])
+def test_reach_with_a_teammate_moved_opens_and_closes_the_way(side):
+    # The cage's corners leave the blitzer 6 squares away only a last step out of a tackle zone.
+    game = arranged_position(11, side, ours={0: (6, 7), **CAGE}, theirs={0: (13, 7)}, carrier=0)
+    team = game.active_team
+    carrier, corner = team.players[0], team.players[6]  # a corner on the blitzer's side
+    stands = corner.position
+
+    def free_at_carrier(moved=None):
+        return bool(exposure_around(reach(game, team, carrier, moved=moved)[0])[carrier.position.y, carrier.position.x])
+
+    assert not free_at_carrier()
+    assert free_at_carrier(moved=(corner, None))  # taken off: that corner's way in opens
+    assert not free_at_carrier(moved=(corner, stands))  # left where he stands
+    assert corner.position == stands  # the game itself untouched

@@ -586,23 +586,9 @@ class FreeSupportGrod(PatchedOwnFrameGrod):
 def opened_by(board: Board, mover: botbowl.Player, square: Optional[botbowl.Square]) -> bool:
     """Whether our carrier, now reachable by the opponents only with dice or not at all, would be
     reachable with no dice once `mover` left his square for `square` (None: off the pitch)."""
-    game, carrier = board.game, board.our_carrier
-    height, width = board.height, board.width
-    open_ = np.array([[s is None for s in row] for row in game.state.pitch.board], dtype=bool)
-    open_[[0, -1], :] = open_[:, [0, -1]] = False
-    open_[carrier.position.y, carrier.position.x] = open_[mover.position.y, mover.position.x] = True
-    zones = np.zeros((height, width), dtype=bool)
-    for p in board.ours:
-        if p is carrier or not p.has_tackle_zone() or (p is mover and square is None):
-            continue
-        x, y = (square.x, square.y) if p is mover else (p.position.x, p.position.y)
-        zones[max(y - 1, 0):y + 2, max(x - 1, 0):x + 2] = True
-    if square is not None:
-        open_[square.y, square.x] = False
-    walks = [(p.get_ma() - (0 if p.state.up else exposure.STAND_UP), (p.position.x, p.position.y))
-             for p in board.theirs if not p.state.stunned]
-    walks = [walk for walk in walks if walk[0] >= 0]
-    return bool(exposure.around(exposure._spread(walks, open_, zones))[carrier.position.y, carrier.position.x] > 0)
+    carrier = board.our_carrier
+    walks = exposure.reach(board.game, board.team, carrier, moved=(mover, square))[0]
+    return bool(exposure.around(walks)[carrier.position.y, carrier.position.x] > 0)
 
 
 def keep_closed_price(plans, board: Board, opportunity=None) -> None:

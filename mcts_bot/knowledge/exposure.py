@@ -58,22 +58,30 @@ def around(mask: np.ndarray) -> np.ndarray:
     return sum(padded[dy:dy + height, dx:dx + width] for dy in range(3) for dx in range(3))
 
 
-def reach(game: botbowl.Game, team: botbowl.Team, carrier: Optional[botbowl.Player] = None) \
+def reach(game: botbowl.Game, team: botbowl.Team, carrier: Optional[botbowl.Player] = None,
+          moved: Optional[Tuple[botbowl.Player, Optional[botbowl.Square]]] = None) \
         -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Where `team`'s opponents can be in their next turn, as three boolean grids: the squares they
     reach with no dice, with dice, and those of their players exerting a tackle zone now; `carrier`,
-    if given, taken off the pitch first."""
+    if given, taken off the pitch first; `moved`, a teammate and a square (None: off the pitch), as if
+    he stood there instead."""
     board = game.state.pitch.board
     height, width = len(board), len(board[0])
     open_ = np.array([[square is None for square in row] for row in board], dtype=bool)
     open_[[0, -1], :] = open_[:, [0, -1]] = False  # the out-of-bounds ring
+    mover, target = moved if moved is not None else (None, None)
     zones = np.zeros((height, width), dtype=bool)
     for player in game.get_players_on_pitch(team):
-        if player is not carrier and player.has_tackle_zone():
-            x, y = player.position.x, player.position.y
-            zones[max(y - 1, 0):y + 2, max(x - 1, 0):x + 2] = True
+        if player is carrier or not player.has_tackle_zone() or (player is mover and target is None):
+            continue
+        x, y = (target.x, target.y) if player is mover else (player.position.x, player.position.y)
+        zones[max(y - 1, 0):y + 2, max(x - 1, 0):x + 2] = True
     if carrier is not None:
         open_[carrier.position.y, carrier.position.x] = True
+    if mover is not None:
+        open_[mover.position.y, mover.position.x] = True
+        if target is not None:
+            open_[target.y, target.x] = False
     marks = np.zeros((height, width), dtype=bool)
     walks, runs = [], []
     for player in game.get_opp_team(team).players:
