@@ -2,6 +2,7 @@
 import math
 import random
 
+import numpy as np
 import pytest
 
 from conftest import node_with
@@ -226,3 +227,47 @@ def test_a_remembered_choice_asks_once_per_state_of_each_game_and_pickles_withou
     assert asked == [game, other] and (remembered.hits, remembered.misses) == (1, 2)
     sent = pickle.loads(pickle.dumps(RememberedChoice(ucb1)))  # as presets go to search workers
     assert sent.policy is ucb1 and sent.hits == 0
+
+
+def test_per_game_memos_let_go_of_games_their_values_lead_back_to():
+    import gc
+    import weakref
+
+    from mcts_bot.adapter.game_memos import MAX_GAMES, game_memo
+
+    class Game:  # a value naming the game's player leads back to the game, as under the forward model
+        pass
+
+    memos = weakref.WeakKeyDictionary()
+    alive = []
+    for _ in range(MAX_GAMES + 4):
+        game = Game()
+        game_memo(memos, game)["state"] = game
+        alive.append(weakref.ref(game))
+    assert game_memo(memos, game) is memos[game]  # the newest keeps its memo
+    del game
+    gc.collect()
+    assert sum(ref() is not None for ref in alive) == MAX_GAMES and alive[-1]() is not None
+
+
+def test_the_knowledge_on_copies_played_forward_and_dropped_keeps_a_bounded_number_of_them():
+    # A probe's replay: a private copy (forward model on) played on by the knowledge, never reverted.
+    import gc
+    import weakref
+
+    from conftest import turn_position
+    from mcts_bot.adapter.actions import step
+    from mcts_bot.adapter.game_memos import MAX_GAMES
+    from mcts_bot.adapter.search_copy import private_copy
+    from mcts_bot.presets import board_choice
+
+    game = turn_position(11, seed=3)
+    copies = []
+    for seed in range(MAX_GAMES + 4):
+        copy = private_copy(game, seed)
+        for _ in range(3):
+            step(copy, board_choice(copy, np.random.RandomState(seed)), True)
+        copies.append(weakref.ref(copy))
+    del copy
+    gc.collect()
+    assert sum(ref() is not None for ref in copies) <= MAX_GAMES

@@ -17,6 +17,7 @@ import botbowl
 import numpy as np
 from botbowl.core import Action, ActionType
 
+from mcts_bot.adapter.game_memos import game_memo
 from mcts_bot.adapter.hashing import game_state_hash
 from mcts_bot.core.nodes import ActionNode, ChanceNode
 from mcts_bot.core.nodes import spread as value_spread
@@ -225,9 +226,7 @@ class RememberedChoice:
     def __call__(self, game: botbowl.Game, rng: Optional[np.random.RandomState] = None) -> Action:
         if not self.enabled:
             return self.policy(game, rng)
-        memo = self._memos.get(game)
-        if memo is None:
-            memo = self._memos[game] = {}
+        memo = game_memo(self._memos, game)
         key = game_state_hash(game)
         action = memo.get(key)
         if action is not None:

@@ -61,6 +61,7 @@ from botbowl.core.procedure import (
 from botbowl.core.table import BBDieResult, PassDistance, Rules, WeatherType
 
 from mcts_bot.adapter.actions import SELECT_DIE, is_available, safe_action
+from mcts_bot.adapter.game_memos import game_memo
 from mcts_bot.adapter.hashing import game_state_hash
 from mcts_bot.knowledge import exposure
 from mcts_bot.logs import log_failure_once
@@ -1348,9 +1349,7 @@ def turn_start(game: botbowl.Game, team: botbowl.Team, mended: bool = False, exp
                own_frame: bool = False) -> TurnStart:
     """`team`'s plans at a turn's decision between player actions, the carrier's target kept for the
     turn (and, mended, what the action's start saw kept for the steps within it); remembered per state."""
-    memo = _turn_start_memos.get(game)
-    if memo is None:
-        memo = _turn_start_memos[game] = {}
+    memo = game_memo(_turn_start_memos, game)
     key = (game_state_hash(game), team.team_id, mended, exposure, own_frame)
     known = memo.get(key)
     if known is not None:
