@@ -135,9 +135,9 @@ def robust_child(node: ActionNode, z: float = 1.0, min_visits: int = 4, min_spre
     `ActionNode.expand_all`) unless another child with at least `min_visits` visits has a lower
     confidence bound above the first child's mean; then it plays the child with the best lower
     bound (`lower_bound`). If the first child has fewer than `min_visits` visits (the search turned
-    away from it), the best lower bound among the children that have them wins. `min_gain` asks the bound to
-    beat the first child's mean by that much more: the leaf value's own errors between siblings
-    do not shrink with visits as the sampling noise does. Without priors it is `most_visited`.
+    away from it), the best lower bound among the children that have them wins. `min_gain` asks the
+    bound to beat the first child's mean by that much more: the leaf value's own errors between
+    siblings do not shrink with visits as the sampling noise does. Without priors it is `most_visited`.
     Meant for the root (our choice).
     """
     if not node.children:
