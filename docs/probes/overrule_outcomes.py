@@ -18,7 +18,8 @@ first choice's mean, what `min_gain` is compared with).
 Each game's decisions are appended to --out when the game ends (one JSON line per overrule, then
 one for the game), so a rerun plays only the games not yet there. --report prints the gain with a
 95% bootstrap interval by game, overall and by margin (below and above the default's 0.02) and by
-the kind of the first choice.
+the kind of the first choice, then what a game's overrules are worth together (their gains summed
+per game).
 
     .venv/bin/python docs/probes/overrule_outcomes.py --games 6 --first-game 0 --iterations 120 --rollouts 4 --seed 31000 --out results/overrules.jsonl
     .venv/bin/python docs/probes/overrule_outcomes.py --report --out results/overrules.jsonl
@@ -47,10 +48,12 @@ from mcts_bot.harness.games import make_game
 from mcts_bot.harness.matches import play_to_the_end
 from mcts_bot.harness.records import append_result, read_results
 from mcts_bot.knowledge.value import learned_value
-from mcts_bot.presets import GROD_MENDED_CHOICE, board_choice, get_preset
+from mcts_bot.presets import BOARD_FINAL_CHOICE, GROD_MENDED_CHOICE, board_choice, get_preset
 
 MAX_STEPS = 20_000  # more than any half takes: a guard against a loop
-DEFAULT_MARGIN = 0.02  # the default's `min_gain` on the Bot Bowl board
+# The default's final choice on the Bot Bowl board: its confidence bound's z and its margin (`min_gain`).
+DEFAULT_Z = BOARD_FINAL_CHOICE.bot_bowl.keywords["z"]
+DEFAULT_MARGIN = BOARD_FINAL_CHOICE.bot_bowl.keywords["min_gain"]
 
 
 def td_difference(game: botbowl.Game, team_id: str) -> int:
@@ -85,7 +88,7 @@ def half_outcome(game: botbowl.Game, action: Action, team_id: str, seed: int, en
 class OverruleRecorder:
     """The on_decision hook: each overrule of one game, replayed both ways."""
 
-    def __init__(self, key: str, rollouts: int, seed: int, end_moves: bool, z: float = 3.0):
+    def __init__(self, key: str, rollouts: int, seed: int, end_moves: bool, z: float = DEFAULT_Z):
         self.key, self.rollouts, self.seed, self.end_moves, self.z = key, rollouts, seed, end_moves, z
         self.records: List[dict] = []
         self.decisions = 0
@@ -181,16 +184,15 @@ def report(path: Path) -> str:
                  "{:+.3f} ({:+.3f} to {:+.3f})".format(*bootstrap_by_game(subset, "tds"))]
         out.append(f"| {name} | {len(subset)} | {q:+.4f} | {cells[0]} | {cells[1]} |")
 
+    beyond = [r for r in overrules if r["margin"] >= DEFAULT_MARGIN]
     row("all", overrules)
     row(f"margin below {DEFAULT_MARGIN} (the default keeps the first choice)",
         [r for r in overrules if r["margin"] < DEFAULT_MARGIN])
-    row(f"margin {DEFAULT_MARGIN} or more (the default overrules too)",
-        [r for r in overrules if r["margin"] >= DEFAULT_MARGIN])
+    row(f"margin {DEFAULT_MARGIN} or more (the default overrules too)", beyond)
     for kind in sorted({r["first_kind"] for r in overrules}):
         row(f"first choice {kind}", [r for r in overrules if r["first_kind"] == kind])
     out += ["", "A game's overrules together (their gains summed in each game, the mean over games, 95% CI by game):"]
-    for name, subset in (("all", overrules),
-                         (f"margin {DEFAULT_MARGIN} or more", [r for r in overrules if r["margin"] >= DEFAULT_MARGIN])):
+    for name, subset in (("all", overrules), (f"margin {DEFAULT_MARGIN} or more", beyond)):
         cells = ["{:+.3f} ({:+.3f} to {:+.3f})".format(*bootstrap_by_game(subset, measure, sorted(games)))
                  for measure in ("next", "tds")]
         out.append(f"- {name}: value at our next turn {cells[0]}, touchdowns to the half's end {cells[1]}")

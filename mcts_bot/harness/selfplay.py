@@ -57,7 +57,7 @@ from mcts_bot.harness.collect import next_touchdowns, saved_games
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.knowledge.features import NUM_FEATURES, features
 from mcts_bot.knowledge.policy import NUM_ACTION_FEATURES, PLAN_COLUMNS, action_features
-from mcts_bot.presets import configure, planning_choice
+from mcts_bot.presets import BOARD_FINAL_CHOICE, configure, planning_choice
 
 FORMAT_VERSION = 3  # 2: `deep`, `action_type`, the preset's own choice; 3: the moves, to replay the game
 READABLE_VERSIONS = (2, 3)  # `load` reads both; `refeaturize` needs 3
@@ -401,7 +401,7 @@ class PolicyData:
 
 
 TARGETS = {"visits": "visit shares", "improved": "improved policy", "margin": "margin's choice"}
-MARGIN = 0.02  # the Bot Bowl board's `min_gain` (presets.BOARD_FINAL_CHOICE)
+MARGIN = BOARD_FINAL_CHOICE.bot_bowl.keywords["min_gain"]  # the Bot Bowl board's margin for an overrule
 
 
 def improved_policy(prior: np.ndarray, q: np.ndarray, visits: np.ndarray, root_value: float,
