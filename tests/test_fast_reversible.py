@@ -12,6 +12,7 @@ import mcts_bot
 from conftest import tree_data, turn_position
 from mcts_bot.adapter import actions, fast_reversible
 from mcts_bot.adapter.search_copy import private_copy
+from mcts_bot.harness import collect
 from mcts_bot.core.policies import random_rollout_policy
 from mcts_bot.harness.games import make_game, random_position
 from mcts_bot.knowledge.scripted import scripted_action
@@ -256,3 +257,15 @@ def test_same_search_trees(board, monkeypatch):
     fast = _tree(game, seed=1)
     monkeypatch.setattr(fast_reversible, "ENABLED", False)
     assert len(fast) > 20 and fast == _tree(game, seed=1)
+
+
+def test_same_collected_game_as_with_botbowls_own(monkeypatch):
+    # The value data's games run under the faster versions: the same records, and botbowl's own after.
+    spec = collect.specs(5, "grod", "scripted", games=1, base_seed=3, explore=0.05)[0]
+    fast = collect.collect_game(spec)
+    assert not fast_reversible.installed()
+    monkeypatch.setattr(fast_reversible, "ENABLED", False)
+    plain = collect.collect_game(spec)
+    assert len(plain["x"]) > 100
+    for name in ("x", "heuristic", "home_acts", "score", "final"):
+        np.testing.assert_array_equal(fast[name], plain[name], err_msg=name)

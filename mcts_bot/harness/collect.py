@@ -19,6 +19,7 @@ from typing import List, Optional, Sequence
 import botbowl
 import numpy as np
 
+from mcts_bot.adapter import fast_reversible
 from mcts_bot.core.policies import random_rollout_policy
 from mcts_bot.harness.bots import check_bot, label, make_bot, mcts_preset_of
 from mcts_bot.harness.games import check_board_size, make_game
@@ -112,7 +113,10 @@ def collect_game(spec: CollectSpec) -> dict:
     home = Recorder(make_bot(spec.home, seed=spec.seed + 1, seconds=spec.seconds, iterations=spec.iterations), spec.explore, rng, rows)
     away = Recorder(make_bot(spec.away, seed=spec.seed + 2, seconds=spec.seconds, iterations=spec.iterations), spec.explore, rng, rows)
     game = make_game(spec.board, home, away, seed=spec.seed, game_id=spec.key)
-    game.init()
+    # The rule-based bots' own pathfinding makes squares by the hundred thousand: botbowl's
+    # bookkeeping made faster, with the same records (about 15% off a game of grod's on 11 players).
+    with fast_reversible.in_use():
+        game.init()
     home_score, away_score = game.state.home_team.state.score, game.state.away_team.state.score
     result = 1.0 if home_score > away_score else 0.0 if home_score < away_score else 0.5
     x = np.zeros((len(rows), 2, NUM_FEATURES))
