@@ -12,8 +12,8 @@ import mcts_bot
 from conftest import tree_data, turn_position
 from mcts_bot.adapter import actions, fast_reversible
 from mcts_bot.adapter.search_copy import private_copy
-from mcts_bot.harness import collect
 from mcts_bot.core.policies import random_rollout_policy
+from mcts_bot.harness import collect
 from mcts_bot.harness.games import make_game, random_position
 from mcts_bot.knowledge.scripted import scripted_action
 

@@ -16,9 +16,10 @@ _out_of_bounds, and the `__setattr__ = None` that freezes it) with `object.__set
 reversible, the same steps logged in the same order, the same errors, the same squares) for what
 runs inside it, and botbowl's own back when it ends: the search's copy and its iterations run in
 it (`search_copy.private_copy`, `core.search.run_search`, the tree helpers' iterations), and so
-do the value data's games (`harness.collect`), and nothing else. Importing the package changes nothing in botbowl. The versions are class-level, so
-another thread's game that steps while a search is under way runs on them too, for that while;
-they behave as botbowl's own, so it plays the same.
+do the value data's games (`harness.collect`), and nothing else. Importing the package changes
+nothing in botbowl. The versions are class-level, so another thread's game that steps while a
+search is under way runs on them too, for that while; they behave as botbowl's own, so it plays the
+same.
 The walk visits the names `dir(self)` lists (the instance's own plus its class's, the class's kept
 per class) less the class's methods, which botbowl's walk skips anyway as callable. A class that
 lists its names its own way (`__dir__`, `__slots__`) gets botbowl's walk. Only botbowl code these
