@@ -1,12 +1,18 @@
 """Tree and final policies on hand-built nodes."""
+import gc
 import math
 import random
+import weakref
 
 import numpy as np
 import pytest
 
-from conftest import node_with
+from conftest import node_with, turn_position
+from mcts_bot.adapter.actions import step
+from mcts_bot.adapter.game_memos import MAX_GAMES, game_memo
+from mcts_bot.adapter.search_copy import private_copy
 from mcts_bot.core.policies import lower_bound, most_visited, normalized_ucb1, puct, robust_child, ucb1
+from mcts_bot.presets import board_choice
 
 
 def test_ucb1_maximises_on_our_nodes():
@@ -230,11 +236,6 @@ def test_a_remembered_choice_asks_once_per_state_of_each_game_and_pickles_withou
 
 
 def test_per_game_memos_let_go_of_games_their_values_lead_back_to():
-    import gc
-    import weakref
-
-    from mcts_bot.adapter.game_memos import MAX_GAMES, game_memo
-
     class Game:  # a value naming the game's player leads back to the game, as under the forward model
         pass
 
@@ -252,15 +253,6 @@ def test_per_game_memos_let_go_of_games_their_values_lead_back_to():
 
 def test_the_knowledge_on_copies_played_forward_and_dropped_keeps_a_bounded_number_of_them():
     # A probe's replay: a private copy (forward model on) played on by the knowledge, never reverted.
-    import gc
-    import weakref
-
-    from conftest import turn_position
-    from mcts_bot.adapter.actions import step
-    from mcts_bot.adapter.game_memos import MAX_GAMES
-    from mcts_bot.adapter.search_copy import private_copy
-    from mcts_bot.presets import board_choice
-
     game = turn_position(11, seed=3)
     copies = []
     for seed in range(MAX_GAMES + 4):
