@@ -6,12 +6,13 @@ import logging
 import numpy as np
 import pytest
 from botbowl.ai.bots.random_bot import RandomBot
-from botbowl.core import ActionType
+from botbowl.core import ActionType, Skill
 
 from conftest import (arranged_position, as_seen, give_ball_to_opponent, legality_checked, mirror_arrangements,
                       mirror_ready, play_out_turn)
-from mcts_bot.harness.games import make_game
+from mcts_bot.harness.games import make_game, random_position
 from mcts_bot.knowledge import grod
+from mcts_bot.knowledge.block_dice import BlockDice
 from mcts_bot.knowledge.exposure import DICE, OPEN, exposure_grid
 from mcts_bot.knowledge.grod import GrodBot
 
@@ -379,3 +380,36 @@ def test_with_own_frame_a_tied_blitz_on_their_carrier_pushes_him_back(side):
     (kind, square), (_, target) = blitz.steps
     assert kind == ActionType.MOVE and target == game.get_ball_carrier().position
     assert (square.x - endzone) * step == 11
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_block_dice_are_botbowls_for_every_pair_and_square(seed):
+    # Random 11-player positions, with some players given Guard, Horns or a bone head (who cannot
+    # assist), so that every rule of botbowl's count is met: `BlockDice` must give botbowl's number
+    # for every pair of standing opponents, from every square next to the defender, block and blitz.
+    rng = np.random.RandomState(seed)
+    compared = 0
+    for steps in (60, 120, 200, 300):
+        game = random_position(11, seed=seed * 1000 + steps, steps=steps)
+        on_pitch = [p for team in game.state.teams for p in team.players if p.position is not None]
+        for player in on_pitch:
+            draw = rng.rand()
+            if draw < 0.15:
+                player.extra_skills.append(Skill.GUARD)
+            elif draw < 0.2:
+                player.extra_skills.append(Skill.HORNS)
+            elif draw < 0.3:
+                player.state.bone_headed = True
+        dice = BlockDice(game)
+        for attacker in on_pitch:
+            for defender in on_pitch:
+                if defender.team == attacker.team or not attacker.state.up or not defender.state.up:
+                    continue
+                squares = [s for s in game.get_adjacent_squares(defender.position)
+                           if game.get_player_at(s) is None or s == attacker.position]
+                for square in squares:
+                    for blitz in (False, True):
+                        assert dice.at(attacker, defender, square, blitz) == \
+                            game.num_block_dice_at(attacker, defender, square, blitz=blitz), (attacker, defender, square)
+                        compared += 1
+    assert compared > 2000

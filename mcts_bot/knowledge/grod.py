@@ -64,6 +64,7 @@ from mcts_bot.adapter.actions import SELECT_DIE, is_available, safe_action
 from mcts_bot.adapter.game_memos import game_memo
 from mcts_bot.adapter.hashing import game_state_hash
 from mcts_bot.knowledge import exposure
+from mcts_bot.knowledge.block_dice import BlockDice
 from mcts_bot.logs import log_failure_once
 
 # ------------------------------------------------------------------------------------------ weights
@@ -234,6 +235,7 @@ class Board:
         self._reached: Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]] = None
         self._ball_map: Optional[list] = None
         self._td_prob: Dict[str, float] = {}
+        self.block_dice = BlockDice(game)
 
     # -- geometry
     def zones(self, players: Sequence[botbowl.Player]) -> np.ndarray:
@@ -726,7 +728,7 @@ def _block_plans(board: Board, player: botbowl.Player) -> List[Plan]:
     game = board.game
     plans = []
     for defender in game.get_adjacent_players(player.position, team=board.opp, down=False):
-        dice = game.num_block_dice(player, defender)
+        dice = board.block_dice.at(player, defender, player.position)
         if not worth_blocking(game, player, defender, dice):
             continue
         gain, p_att = block_gain(board, player, defender, player.position, dice)
@@ -766,7 +768,7 @@ def _blitz_plans(board: Board, player: botbowl.Player, can_block: bool) -> List[
             if length + 1 > reach:
                 continue
             p_move = prob * (gfi_prob if length + 1 > moves_left else 1.0)
-            dice = game.num_block_dice_at(player, defender, square, blitz=True)
+            dice = board.block_dice.at(player, defender, square, blitz=True)
             if not worth_blocking(game, player, defender, dice):
                 continue
             gain, p_att = block_gain(board, player, defender, square, dice)

@@ -40,6 +40,7 @@ from botbowl.core.procedure import (
 from botbowl.core.table import BBDieResult
 
 from mcts_bot.adapter.actions import SELECT_DIE, is_available, safe_action
+from mcts_bot.knowledge.block_dice import BlockDice
 from mcts_bot.knowledge.passing import pass_success
 from mcts_bot.knowledge.tackle_zones import TackleZones
 from mcts_bot.logs import log_failure_once
@@ -94,6 +95,7 @@ class Board:
         self.own_endzone_x = game.get_opp_endzone_x(self.opp)
         self.opponents = [p for p in self.opp.players if p.position is not None and p.state.up]
         self.tackle_zones = TackleZones(game, team)  # the opponents' zones, for any of `team`'s players
+        self.block_dice = BlockDice(game)
         self._paths: Dict[str, list] = {}
         self._receivers: Optional[list] = None
         self._deep: Optional[frozenset] = None
@@ -283,7 +285,7 @@ def _blitz_plans(board: Board, players, defenders) -> Iterable[tuple]:
             if length + 1 > moves_left:
                 prob *= GFI_SUCCESS
             for defender in beside:
-                dice = game.num_block_dice_at(blitzer, defender, square, blitz=True)
+                dice = board.block_dice.at(blitzer, defender, square, blitz=True)
                 p_self, p_opp, fumble_self, fumble_opp = block_odds(blitzer, defender, dice, board.carrier)
                 score = prob * (1 - p_self) + prob * (p_opp + fumble_opp)
                 if defender.player_id not in best or score > best[defender.player_id][0].score:
