@@ -14,6 +14,8 @@ from typing import Dict, List, Tuple
 import botbowl
 from botbowl.core import Skill
 
+from mcts_bot.knowledge.heuristics import block_dice
+
 _AROUND = tuple((dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy)
 
 
@@ -33,15 +35,8 @@ class BlockDice:
         st_for, st_against = attacker.get_st(), defender.get_st()
         if blitz and attacker.has_skill(Skill.HORNS):
             st_for += 1
-        st_for += self._assists_for(attacker, defender)
-        st_against += self._assists_against(attacker, defender, square)
-        if st_for > 2 * st_against:
-            return 3
-        if st_for > st_against:
-            return 2
-        if st_for == st_against:
-            return 1
-        return -3 if st_for * 2 < st_against else -2
+        return block_dice(st_for + self._assists_for(attacker, defender),
+                          st_against + self._assists_against(attacker, defender, square))
 
     def _standing_beside(self, square: botbowl.Square, team: botbowl.Team) -> List[botbowl.Player]:
         """`team`'s players standing on the squares next to `square`."""
