@@ -34,10 +34,10 @@ def test_next_touchdown_targets_look_within_the_half():
     halves = np.array([1, 1, 1, 1, 2, 2, 2])
     scores = np.array([[0, 0], [0, 0], [1, 0], [1, 0], [1, 0], [1, 1], [1, 1]])
     # home scores between records 1 and 2 (half 1); away between 4 and 5 (half 2); nothing after that
-    target = collect.next_touchdowns(halves, scores, final=(1, 1), final_half=2)
+    target = collect.next_touchdowns(halves, scores, final=(1, 1))
     assert target.tolist() == [1.0, 1.0, 0.5, 0.5, 0.0, 0.5, 0.5]
     # a touchdown after the last record counts for the last records of that half
-    target = collect.next_touchdowns(np.array([2, 2]), np.array([[0, 0], [0, 0]]), final=(0, 1), final_half=2)
+    target = collect.next_touchdowns(np.array([2, 2]), np.array([[0, 0], [0, 0]]), final=(0, 1))
     assert target.tolist() == [0.0, 0.0]
 
 

@@ -89,7 +89,7 @@ class Recorder(botbowl.Agent):
         return self.bot.act(game)
 
 
-def next_touchdowns(halves: np.ndarray, scores: np.ndarray, final: Sequence[int], final_half: int) -> np.ndarray:
+def next_touchdowns(halves: np.ndarray, scores: np.ndarray, final: Sequence[int]) -> np.ndarray:
     """For each record: 1 if home scores the next touchdown of its half, 0 if away does, 0.5 if nobody.
 
     A score that changes between two records (or between the last record and the end) was made
@@ -126,7 +126,7 @@ def collect_game(spec: CollectSpec) -> dict:
         x[i, 0], x[i, 1], heuristic[i], home_acts[i], halves[i], scores[i] = home_view, away_view, h, acts, half, (hs, as_)
     return dict(key=spec.key, x=x, heuristic=heuristic, home_acts=home_acts, half=halves, score=scores,
                 result=np.full(len(rows), result),
-                next_td=next_touchdowns(halves, scores, (home_score, away_score), game.state.half),
+                next_td=next_touchdowns(halves, scores, (home_score, away_score)),
                 final=np.array([home_score, away_score]))
 
 

@@ -270,7 +270,7 @@ def _arrays(key: str, rows: list, game: botbowl.Game) -> dict:
     home = np.array([row["home"] for row in rows], dtype=bool)
     halves = np.array([row["half"] for row in rows], dtype=np.int32).reshape(n)
     scores = np.array([row["score"] for row in rows], dtype=np.int32).reshape(n, 2)
-    next_home = next_touchdowns(halves, scores, final, game.state.half) if n else np.zeros(0)
+    next_home = next_touchdowns(halves, scores, final) if n else np.zeros(0)
     return dict(
         key=key, version=np.array(FORMAT_VERSION),
         state=np.array([row["state"] for row in rows]).reshape(n, NUM_FEATURES),
