@@ -36,6 +36,11 @@ def main() -> None:
     parser.add_argument("--value", default=None, metavar="FILE",
                         help="a learned value (scripts/run.sh train_value --out FILE) at the MCTS bots' leaves instead "
                              "of their preset's: a re-fitted value's gate, traced")
+    parser.add_argument("--record", type=Path, default=None, metavar="DIR",
+                        help="also write each game's searches by the MCTS bots (every searched decision: the state's "
+                             "features, each root action's features, visits, prior and value, and the result) to "
+                             "DIR/<game>.npz as it ends, in self-play's format: the search's own games, for "
+                             "train_value --selfplay and train_policy (games already in OUT are not played again)")
     parser.add_argument("--report", action="store_true",
                         help="play nothing: the table of every game in OUT/traces.jsonl")
     cli.add_budget_arguments(parser, default=Budget(seconds=1.0))
@@ -44,7 +49,8 @@ def main() -> None:
     try:
         settings = trace.TraceSettings(board=args.board, bots=tuple(args.bots), games_per_side=args.games,
                                        seconds=budget.seconds, iterations=budget.iterations, base_seed=args.seed,
-                                       policy=args.policy, value=args.value)
+                                       policy=args.policy, value=args.value,
+                                       record=str(args.record) if args.record is not None else None)
     except ValueError as exc:
         parser.error(str(exc))
     cli.check_ray(parser, args)
@@ -57,8 +63,9 @@ def main() -> None:
         except ValueError as exc:
             parser.error(f"--report on {path}: {exc}")
     else:
+        recorded = f"; searches: {args.record}" if args.record is not None else ""
         print(f"{' vs '.join(args.bots)}: {args.games} games per side on the {args.board}-player board; "
-              f"results: {path}", file=sys.stderr)
+              f"results: {path}{recorded}", file=sys.stderr)
         records = trace.run(settings, args.out, workers=args.workers, backend=args.backend,
                             ray_address=args.ray_address)
         title = trace.describe_records(records)

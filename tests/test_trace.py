@@ -423,6 +423,7 @@ def test_the_script_plays_then_reports_the_same_table(tmp_path):
     (["--bots", "scripted"], "expected 2 arguments"),
     (["--board", "2"], "unknown board size '2'"),
     (["--report"], "no finished games"),
+    (["--bots", "scripted", "random", "--record", "searches"], "recording keeps an MCTS bot's searches"),
 ])
 def test_bad_arguments_fail_clearly(tmp_path, args, message):
     out = tmp_path / "out"
@@ -565,3 +566,49 @@ def test_a_trace_searches_with_a_value_from_a_file(tmp_path):
         trace.TraceSettings(board=1, bots=("scripted", "random"), value=str(path))
     with pytest.raises(ValueError, match="no value model at"):
         trace.TraceSettings(board=1, bots=("mcts", "random"), iterations=5, value=str(tmp_path / "none.npz"))
+
+
+def test_a_recorded_trace_keeps_the_searches_of_its_games_in_the_self_play_format(tmp_path):
+    import numpy as np
+    from mcts_bot.harness import selfplay, training
+    from mcts_bot.harness.collect import saved_games
+    folder = tmp_path / "searches"
+    settings = trace.TraceSettings(board=1, bots=("random", "mcts"), games_per_side=1, iterations=5,
+                                   record=str(folder))
+    records = trace.run(settings, tmp_path, progress=False)
+    assert all(trace.DECISIONS not in r and r["crash"] is None for r in records)  # the results file stays JSON
+    files = saved_games([folder])
+    assert sorted(f.stem for f in files) == sorted(spec.file_key for spec in settings.specs())
+    by_key = {r["key"]: r for r in records}
+    for spec in settings.specs():
+        record, path = by_key[spec.key], folder / f"{spec.file_key}.npz"
+        with np.load(path) as data:
+            # Only the MCTS bot searched, and it is bot B: its decisions are the opponent's.
+            assert len(data["chosen"]) == record["counts"]["B"]["searched_decisions"] > 0
+            assert data["by_opponent"].all() and str(data["opponent"]) == "mcts"
+            assert tuple(data["final"])[::1 if record["spec"]["side"] == "home" else -1] == tuple(record["score"])
+            assert set(np.unique(data["result"])) <= {0.0, 0.5, 1.0}
+        # The moves of both sides are kept: the game replays to its score, the features come out the same.
+        again = selfplay.refeaturize(path)
+        with np.load(path) as data:
+            assert np.allclose(again["action_x"], data["action_x"])
+    assert selfplay.load([folder]).decisions > 0
+    # As the value's data: every move of either side, one record each, with the game's result.
+    value_folder = tmp_path / "value"
+    converted = run_script("refeaturize", folder, "--value", "--out", value_folder, "--workers", "1")
+    assert converted.returncode == 0, converted.stderr
+    games = training.load_games(value_folder)
+    assert sorted(games.keys) == sorted(f.stem for f in files)
+    for key, x, result in zip(games.keys, games.x, games.result):
+        with np.load(folder / f"{key}.npz") as data:
+            home, away = (int(v) for v in data["final"])
+            assert x.shape[:2] == (len(data["move_type"]), 2)
+            assert result == (1.0 if home > away else 0.0 if home < away else 0.5)
+    # Resumed, nothing is played or written again.
+    written = {path: path.stat().st_mtime_ns for path in files}
+    replayed = []
+    again = trace.run(settings, tmp_path, progress=False, on_result=replayed.append)
+    assert not replayed and [r["counts"] for r in again] == [r["counts"] for r in records]
+    assert {path: path.stat().st_mtime_ns for path in saved_games([folder])} == written
+    with pytest.raises(ValueError, match="recording keeps an MCTS bot's searches"):
+        trace.TraceSettings(board=1, bots=("scripted", "random"), record=str(folder))

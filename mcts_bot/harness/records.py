@@ -51,10 +51,13 @@ def append_result(path: Path, record: dict) -> None:
 def play_missing(specs: Sequence, play: Callable[[object], dict], path: Path, *, workers: int = 1,
                  backend: str = "local", ray_address: Optional[str] = None, progress: bool = True,
                  on_result: Optional[Callable[[dict], None]] = None,
-                 postfix: Optional[Callable[[List[dict]], str]] = None) -> List[dict]:
+                 postfix: Optional[Callable[[List[dict]], str]] = None,
+                 before_append: Optional[Callable[[dict], None]] = None) -> List[dict]:
     """Play (`play(spec)` -> a record with the spec's `key`) the specs whose key is not yet in the
     results file `path`, appending each record as it ends, with a progress bar (`postfix` of the
-    finished records beside it). Returns the records of all `specs`, earlier ones included, in order."""
+    finished records beside it). `before_append(record)` runs first, and may take out of the record
+    what does not go in the results file (and write it elsewhere: a game that is in the file has it).
+    Returns the records of all `specs`, earlier ones included, in order."""
     check_backend(workers, backend)
     path.parent.mkdir(parents=True, exist_ok=True)
     drop_partial_last_line(path)
@@ -63,6 +66,8 @@ def play_missing(specs: Sequence, play: Callable[[object], dict], path: Path, *,
     bar = tqdm(total=len(specs), initial=len(specs) - len(todo), unit="game", disable=not progress,
                dynamic_ncols=True, file=sys.stderr)
     for record in run_tasks(play, todo, workers=workers, backend=backend, ray_address=ray_address):
+        if before_append is not None:
+            before_append(record)
         append_result(path, record)
         done[record["key"]] = record
         if postfix is not None:

@@ -23,7 +23,8 @@ Each decision a search made is one record:
   (1 if the deciding team scores the half's next touchdown, 0 if the other does, 0.5 if nobody).
 
 From format 3 a game can be replayed (`replay`, `refeaturize`, `scripts/run.sh refeaturize`), so
-that features added later are computed on games already played: `board`, `bot`, `opponent` and
+that features added later are computed on games already played, and turned into the learned
+value's data (`value_data`, `refeaturize --value`): `board`, `bot`, `opponent` and
 `seed` (the game's), every action either side played in order (`move_type`, `move_player`: "h" or
 "a" and the player's place in its team, or "", `move_xy`: its square or (-1, -1)), each decision's
 `move` (its index there) and `by_opponent` (recorded by the opponent's search), and each child's
@@ -33,7 +34,8 @@ which only the moves played advance (the searches roll on copies).
 The action features mark the choice the deciding bot's preset plans with (`presets.planning_choice`:
 `grod`'s on 11 players for the default), as its priors did. A game's records go to `OUT/<key>.npz`
 as soon as it ends (written atomically), so the same command run again plays only the games not yet
-there. `load` reads folders back as one `PolicyData`.
+there. `load` reads folders back as one `PolicyData`. `trace --record` writes its games in this
+format too (`bot` its bot A, `opponent` its bot B, each recording when it searches).
 """
 from __future__ import annotations
 
@@ -53,7 +55,7 @@ from mcts_bot.agent import DecisionHook, MCTSBot
 from mcts_bot.core.nodes import spread
 from mcts_bot.core.search import Budget
 from mcts_bot.harness.bots import check_bot, label, make_bot, mcts_preset_of, with_models
-from mcts_bot.harness.collect import next_touchdowns, saved_games
+from mcts_bot.harness.collect import next_touchdowns, saved_games, value_record, value_row
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.knowledge.features import NUM_FEATURES, features
 from mcts_bot.knowledge.policy import NUM_ACTION_FEATURES, PLAN_COLUMNS, action_features
@@ -255,9 +257,18 @@ def play_game(spec: SelfPlaySpec) -> dict:
     home, away = agents if spec.seed % 2 == 0 else agents[::-1]
     game = make_game(spec.board, home, away, seed=spec.seed, game_id=spec.key)
     game.init()
-    record = _arrays(spec.key, recorder.rows, game)
-    record.update(bot=np.array(spec.bot), opponent=np.array(spec.opponent), seed=np.array(spec.seed),
-                  board=np.array(spec.board), **log.arrays())
+    return game_record(spec.key, recorder, game, bot=spec.bot, opponent=spec.opponent, seed=spec.seed,
+                       board=spec.board)
+
+
+def game_record(key: str, recorder: DecisionRecorder, game: botbowl.Game, *, bot: str, opponent: str, seed: int,
+                board: int) -> dict:
+    """The file of a finished game whose searches `recorder` kept (its `log` the game's moves): the
+    arrays the module doc lists. `bot` and `opponent` are the names the game was played with, `bot`'s
+    searches recorded with `by_opponent` False."""
+    record = _arrays(key, recorder.rows, game)
+    record.update(bot=np.array(bot), opponent=np.array(opponent), seed=np.array(seed), board=np.array(board),
+                  **recorder.log.arrays())
     return record
 
 
@@ -321,9 +332,6 @@ def replay(data, visit: DecisionVisit) -> None:
     """Play a recorded game (format 3: `np.load` of its file) from its seed and moves, calling `visit`
     at each recorded decision with the game there and the root's actions on its players. Raises when
     the replay leaves the record: a root action botbowl does not offer, or another final score."""
-    if int(data["version"]) < 3:
-        raise ValueError(f"a game recorded in format {int(data['version'])} keeps no moves to replay: record it again")
-    moves = list(zip(data["move_type"], data["move_player"], data["move_xy"]))
     decisions = {int(move): i for i, move in enumerate(data["move"])}
     offsets, types, players, squares = data["offsets"], data["action_type"], data["child_player"], data["child_xy"]
 
@@ -337,6 +345,15 @@ def replay(data, visit: DecisionVisit) -> None:
             raise ValueError(f"the replay left the record at decision {decision}: botbowl does not offer its actions")
         visit(decision, game, actions)
 
+    replay_moves(data, at_move)
+
+
+def replay_moves(data, at_move: Callable[[int, botbowl.Game], None]) -> None:
+    """Play a recorded game (format 3) from its seed and moves, calling `at_move(i, game)` before its
+    move i is played, at every move of either side. Raises when the replay leaves the record."""
+    if int(data["version"]) < 3:
+        raise ValueError(f"a game recorded in format {int(data['version'])} keeps no moves to replay: record it again")
+    moves = list(zip(data["move_type"], data["move_player"], data["move_xy"]))
     cursor = [0]
     game = make_game(int(data["board"]), _Replayer("home", moves, cursor, at_move),
                      _Replayer("away", moves, cursor, at_move), seed=int(data["seed"]), game_id=str(data["key"]))
@@ -348,6 +365,18 @@ def replay(data, visit: DecisionVisit) -> None:
     if cursor[0] != len(moves) or final != tuple(data["final"]):
         raise ValueError(f"the replay left the record: {cursor[0]} of {len(moves)} moves, score {final} "
                          f"where {tuple(data['final'])} was recorded")
+
+
+def value_data(path: Path) -> dict:
+    """A recorded game (format 3) replayed into the learned value's data (`collect`'s format: every
+    decision of either side, both teams' views, the targets), for `train_value --data`/`--more-data`:
+    the search's own games as value data."""
+    with np.load(path) as data:
+        record = {k: data[k] for k in data.files}
+    record["key"] = Path(path).stem
+    rows: list = []
+    replay_moves(record, lambda i, game: rows.append(value_row(game)))
+    return value_record(Path(path).stem, rows, *(int(score) for score in record["final"]))
 
 
 def refeaturize(path: Path) -> dict:

@@ -4,7 +4,9 @@ Two bots play seeded games on a board, each bot at home in half of them. `Traced
 bot: before every decision it hands the game to a `GameTracer`, which reads the reports botbowl
 appended since the last decision (`game.state.reports`, botbowl's own record of the game; the
 game itself is never changed) and looks at the board where a count needs it (the start of a
-team's turn, and its end). The counts, one team's over one game (`Counts`):
+team's turn, and its end). With `record`, the game's moves and its MCTS bots' searches are kept
+as well, in self-play's format (`selfplay.DecisionRecorder`): data to learn from. The counts, one
+team's over one game (`Counts`):
 
 - touchdowns: TOUCHDOWN reports of the team.
 - possessions: the team's player comes to hold the ball (SUCCESSFUL_CATCH, SUCCESSFUL_PICKUP,
@@ -99,17 +101,20 @@ from botbowl.core.procedure import Block, Reroll, Turn
 from botbowl.core.table import BBDieResult, OutcomeType, Skill
 
 from mcts_bot.adapter.actions import SELECT_DIE, block_dice
-from mcts_bot.agent import GameTotals
+from mcts_bot.agent import GameTotals, MCTSBot
 from mcts_bot.core.search import Budget
-from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of, with_models
+from mcts_bot.harness.bots import check_bot, label, make_bot, mcts_preset_of, with_models
+from mcts_bot.harness.collect import save_game
 from mcts_bot.harness.evaluation import score_interval
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.harness.matches import SIDES, play_to_the_end, refused_by_botbowl
 from mcts_bot.harness.records import play_missing
+from mcts_bot.harness.selfplay import DecisionRecorder, MoveLog, game_record
 from mcts_bot.knowledge.exposure import EXPOSURES, exposure
 from mcts_bot.knowledge.grod import is_final_turn, worth_blocking
 
 RESULTS_FILE = "traces.jsonl"
+DECISIONS = "decisions"  # a played game's searched decisions, when recorded (`play_traced_game`)
 TABLE_FILE = "trace.md"
 ROLES = ("A", "B")  # the two bots of a matchup, in the order given
 TURNOVER_CAUSES = ("dodge", "gfi", "pickup", "ball", "knocked_down", "other")
@@ -909,6 +914,7 @@ class TraceSpec:
     iterations: Optional[int] = None
     policy: Optional[str] = None  # files of a learned policy and value the MCTS bots search with
     value: Optional[str] = None
+    record: bool = False  # also keep the MCTS bots' searched decisions, in the self-play format
 
     def __post_init__(self) -> None:
         check_board_size(self.board)
@@ -921,6 +927,9 @@ class TraceSpec:
         presets = [preset for preset in map(mcts_preset_of, self.bots) if preset is not None]
         if presets:
             Budget(seconds=self.seconds, iterations=self.iterations)  # validates the budget
+        if self.record and not presets:
+            raise ValueError(f"recording keeps an MCTS bot's searches, and neither of {', '.join(self.bots)} is one: "
+                             f"make one of them mcts or mcts-<preset>, or leave --record out")
         if self.policy is not None or self.value is not None:
             if not presets:
                 raise ValueError(f"a learned policy or value is for an MCTS bot to search with, and neither of "
@@ -933,6 +942,14 @@ class TraceSpec:
         models = "".join(f"/{kind}={path}" for kind, path in (("policy", self.policy), ("value", self.value)) if path)
         return (f"{self.board}/{self.bots[0]}/{self.bots[1]}/{self.side}/{self.seed}/{self.seconds}/{self.iterations}"
                 + models)
+
+    @property
+    def file_key(self) -> str:
+        """The game's name as a file, for its recorded decisions (`record`); the seed tells the side."""
+        budget = "".join(f"-{n}{u}" for n, u in ((self.seconds, "s"), (self.iterations, "it")) if n is not None)
+        models = "".join(f"-{kind}-{Path(path).stem}" for kind, path in (("policy", self.policy), ("value", self.value))
+                         if path)
+        return f"{self.board}p-{label(self.bots[0])}-vs-{label(self.bots[1])}-seed{self.seed}{budget}{models}"
 
 
 @dataclass(frozen=True)
@@ -947,6 +964,7 @@ class TraceSettings:
     base_seed: int = 0
     policy: Optional[str] = None
     value: Optional[str] = None
+    record: Optional[str] = None  # a folder for the MCTS bots' searched decisions (`run`)
 
     def __post_init__(self) -> None:
         if self.games_per_side < 1:
@@ -958,16 +976,25 @@ class TraceSettings:
         seconds, iterations = (self.seconds, self.iterations) if searching else (None, None)
         return [TraceSpec(board=self.board, bots=tuple(self.bots), side=side,
                           seed=game_seed(self.base_seed, self.board, side, number),
-                          seconds=seconds, iterations=iterations, policy=self.policy, value=self.value)
+                          seconds=seconds, iterations=iterations, policy=self.policy, value=self.value,
+                          record=self.record is not None)
                 for number in range(self.games_per_side) for side in SIDES]  # sides alternate: a cut run stays even
 
 
 def play_traced_game(spec: TraceSpec) -> dict:
-    """Play the game and return its record (a JSON-ready dict); a crash is recorded, not raised."""
+    """Play the game and return its record (a JSON-ready dict); a crash is recorded, not raised.
+    With `spec.record`, a game that ends also returns its MCTS bots' searched decisions under
+    `DECISIONS` (`selfplay.game_record`'s arrays, not JSON: `run` writes them to their own file)."""
     bots = [make_bot(name, seed=spec.seed + i, seconds=spec.seconds, iterations=spec.iterations,
                      policy=spec.policy, value=spec.value) for i, name in enumerate(spec.bots)]
     holder = {}
     agents = [TracedAgent(bot, lambda: holder["tracer"]) for bot in bots]
+    recorder = DecisionRecorder(MoveLog()) if spec.record else None
+    if recorder is not None:
+        for i, (bot, agent) in enumerate(zip(bots, agents)):
+            if isinstance(bot, MCTSBot):
+                bot.on_decision = recorder.hook(bot, by_opponent=i == 1)
+            recorder.log.wrap(agent)  # both sides' moves: the game can be replayed (`selfplay.replay`)
     home, away = agents if spec.side == "home" else agents[::-1]
     game = make_game(spec.board, home, away, seed=spec.seed, game_id=spec.key)
     holder["tracer"] = tracer = GameTracer(game)
@@ -976,6 +1003,9 @@ def play_traced_game(spec: TraceSpec) -> dict:
     a_team = game.state.home_team if spec.side == "home" else game.state.away_team
     teams = {"A": a_team, "B": game.get_opp_team(a_team)}
     mine, theirs = teams["A"].state.score, teams["B"].state.score
+    decisions = {} if recorder is None or crash else {
+        DECISIONS: game_record(spec.file_key, recorder, game, bot=spec.bots[0], opponent=spec.bots[1],
+                               seed=spec.seed, board=spec.board)}
     return {
         "key": spec.key,
         "spec": asdict(spec),
@@ -986,17 +1016,25 @@ def play_traced_game(spec: TraceSpec) -> dict:
         "unobserved_turn_ends": tracer.unobserved_turn_ends,
         "seconds": time.time() - start,
         "crash": crash,
+        **decisions,
     }
 
 
 def run(settings: TraceSettings, out: Path, *, workers: int = 1, backend: str = "local",
         ray_address: Optional[str] = None, progress: bool = True, on_result=None) -> List[dict]:
     """Play the games of `settings` not yet in OUT/traces.jsonl, appending each record as it ends.
+    With `settings.record`, each game's searched decisions go to RECORD/<game>.npz first
+    (`collect.save_game`), so that a game in the results file has its decisions on disk.
 
     Returns every record of these settings in the file (earlier ones included), in the settings' order.
     """
+    def keep(result: dict) -> None:
+        decisions = result.pop(DECISIONS, None)
+        if decisions is not None:
+            save_game(Path(settings.record), decisions)
+
     return play_missing(settings.specs(), play_traced_game, out / RESULTS_FILE, workers=workers, backend=backend,
-                        ray_address=ray_address, progress=progress, on_result=on_result)
+                        ray_address=ray_address, progress=progress, on_result=on_result, before_append=keep)
 
 
 # ------------------------------------------------------------------------------------------ summary
