@@ -604,3 +604,21 @@ def test_the_overrule_probe_sums_a_games_gains_over_every_game_played():
     per_game = module.bootstrap_by_game(records, "tds", games=["a", "b", "c"])  # game c had none
     assert per_game[0] == pytest.approx(2 / 3) and per_game[1] <= per_game[0] <= per_game[2]
     assert module.bootstrap_by_game(records, "tds", games=["a", "b"])[0] == pytest.approx(1.0)
+
+
+def test_the_search_scoring_probe_judges_each_carriers_turn_of_a_recorded_game_once(tmp_path, monkeypatch):
+    from mcts_bot.harness import trace
+    monkeypatch.syspath_prepend(str(PROBE_DIR))  # it reads the knowledge probe beside it
+    module = file_probe(PROBE_DIR / "search_scoring.py", "search_scoring_probe")
+    settings = trace.TraceSettings(board=3, bots=("mcts", "grod"), games_per_side=1, iterations=5,
+                                   record=str(tmp_path / "searches"))
+    records = {r["key"]: r for r in trace.run(settings, tmp_path, progress=False)}
+    for spec in settings.specs():
+        turns = module.game_turns(tmp_path / "searches" / f"{spec.file_key}.npz")
+        assert set(turns) <= {"mcts", "grod"} and turns
+        for name, score in zip(spec.bots, records[spec.key]["score"]):
+            found = turns.get(name, [])
+            assert len(found) <= 16  # a team's turns in a game of two halves of 8
+            assert all(0.0 <= t["p"] <= 1.0 and 0.0 <= t["relay"] <= 1.0 for t in found)
+            assert sum(t["scored"] for t in found) <= score  # a turn is closed once, against its own team's score
+            assert all(t["actions"] for t in found if t["scored"])

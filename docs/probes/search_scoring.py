@@ -1,0 +1,101 @@
+"""Probe: does the search take the touchdowns its carrier could run for, or pass for? (docs/learning.md,
+"The evaluation's games as data")
+
+`scoring_chances.py` asked it of the knowledge alone, playing new games; this asks it of recorded
+games (`scripts/run.sh trace --record DIR`, or self-play), replayed from their seeds and moves, so
+of the search's own play and of its opponent's in the same games. Each turn that begins with the
+acting team's carrier standing: the chance of his safest path into the endzone this turn (with the
+team re-roll), the best relay's (a pass or hand-off to a teammate who then runs in), the player
+actions the turn started (`*` the carrier's own) and whether it scored. Tables per bot, as
+`scoring_chances.py` prints them:
+
+    .venv/bin/python docs/probes/search_scoring.py data/searches-11/grod-34000
+"""
+import argparse
+from collections import defaultdict
+from pathlib import Path
+from typing import Dict, List
+
+import numpy as np
+from botbowl.core import ActionType
+from botbowl.core.procedure import Turn
+
+from mcts_bot.harness.collect import saved_games
+from mcts_bot.harness.selfplay import _player_of, replay_moves
+from mcts_bot.knowledge.heuristics import scoring_chance
+from scoring_chances import LOGGED, relay_chance, relay_table, table  # the knowledge's probe, beside this one
+
+
+def bot_names(data) -> Dict[bool, str]:
+    """Which bot played home (True) and away (False): a recording bot's decisions say where it sat."""
+    by_opponent, home = data["by_opponent"], data["home"]
+    bot_home = bool(home[~by_opponent][0]) if (~by_opponent).any() else not bool(home[by_opponent][0])
+    return {bot_home: str(data["bot"]), not bot_home: str(data["opponent"])}
+
+
+def game_turns(path: Path) -> Dict[str, List[dict]]:
+    """The turns of one recorded game that began with the acting team's carrier standing, by bot."""
+    with np.load(path) as data:
+        record = {k: data[k] for k in data.files}
+    record["key"] = path.stem
+    names = bot_names(record)
+    turns: Dict[str, List[dict]] = defaultdict(list)
+    state = {"key": None, "open": None}
+
+    def close() -> None:
+        open_turn = state["open"]
+        if open_turn is not None:
+            turn, team = open_turn
+            turn["scored"] = team.state.score > turn.pop("score")
+            state["open"] = None
+
+    def at_move(i: int, game) -> None:
+        proc = game.get_procedure()
+        if isinstance(proc, Turn) and not proc.blitz and not proc.quick_snap:
+            key = (game.state.half, proc.team.team_id, proc.team.state.turn)
+            if key != state["key"]:
+                close()
+                state["key"] = key
+                carrier = game.get_ball_carrier()
+                if carrier is not None and carrier.team == proc.team and carrier.state.up:
+                    relay, kind = relay_chance(game, carrier)
+                    turn = {"game": path.stem, "p": scoring_chance(game, carrier), "relay": relay, "relay_kind": kind,
+                            "score": proc.team.state.score, "actions": []}
+                    turns[names[proc.team is game.state.home_team]].append(turn)
+                    state["open"] = (turn, proc.team)
+        if state["open"] is not None:
+            action_type = ActionType(int(record["move_type"][i]))
+            actions = state["open"][0]["actions"]
+            if action_type.name.startswith("START_"):
+                player, carrier = _player_of(game, str(record["move_player"][i])), game.get_ball_carrier()
+                own = player is not None and carrier is not None and player.player_id == carrier.player_id
+                actions.append(action_type.name[len("START_"):] + ("*" if own else ""))
+            elif action_type in LOGGED:
+                actions.append(action_type.name)
+
+    replay_moves(record, at_move)
+    close()  # the game's last turn, against its team's final score
+    return turns
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("data", nargs="+", type=Path, help="folders of recorded games")
+    args = parser.parse_args()
+    files = saved_games(args.data)
+    if not files:
+        parser.error(f"no recorded games in {', '.join(map(str, args.data))}")
+    turns: Dict[str, List[dict]] = defaultdict(list)
+    for path in files:
+        for name, found in game_turns(path).items():
+            turns[name] += found
+    for name, found in turns.items():
+        print(f"## {name}: {len(found)} turns began with its carrier standing, in {len(files)} games\n")
+        print(table(found))
+        print()
+        print(relay_table(found))
+        print()
+
+
+if __name__ == "__main__":
+    main()
