@@ -41,7 +41,8 @@ def main() -> None:
     left = [path for path in files if not (args.out / path.name).exists()]
     print(f"{len(files)} games, {len(files) - len(left)} already in {args.out}", file=sys.stderr)
     with tqdm(total=len(files), initial=len(files) - len(left), unit="game", file=sys.stderr) as bar:
-        for record in run_tasks(selfplay.value_data if args.value else selfplay.refeaturize, left, workers=args.workers, backend=args.backend,
+        convert = selfplay.value_data if args.value else selfplay.refeaturize
+        for record in run_tasks(convert, left, workers=args.workers, backend=args.backend,
                                 ray_address=args.ray_address):
             save_game(args.out, record)
             bar.update()

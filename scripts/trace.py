@@ -40,7 +40,8 @@ def main() -> None:
                         help="also write each game's searches by the MCTS bots (every searched decision: the state's "
                              "features, each root action's features, visits, prior and value, and the result) to "
                              "DIR/<game>.npz as it ends, in self-play's format: the search's own games, for "
-                             "train_value --selfplay and train_policy (games already in OUT are not played again)")
+                             "train_policy, train_value --selfplay, or refeaturize --value (games already in OUT "
+                             "are not played again)")
     parser.add_argument("--report", action="store_true",
                         help="play nothing: the table of every game in OUT/traces.jsonl")
     cli.add_budget_arguments(parser, default=Budget(seconds=1.0))
