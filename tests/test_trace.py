@@ -612,3 +612,25 @@ def test_a_recorded_trace_keeps_the_searches_of_its_games_in_the_self_play_forma
     assert {path: path.stat().st_mtime_ns for path in saved_games([folder])} == written
     with pytest.raises(ValueError, match="recording keeps an MCTS bot's searches"):
         trace.TraceSettings(board=1, bots=("scripted", "random"), record=str(folder))
+
+
+def test_a_recorded_trace_on_ray_writes_the_games_a_local_run_writes(tmp_path):
+    # The searches come back from Ray's workers with the record and are written by the driver: the
+    # same files as a local run, on any cluster.
+    import os
+    import numpy as np
+    from mcts_bot.harness.collect import saved_games
+    if not os.environ.get("MCTS_BOT_REQUIRE_RAY"):  # CI sets it: there, a missing Ray fails the test
+        pytest.importorskip("ray", reason="Ray is not installed: the ray backend needs pip install 'mcts_bot[ray]' "
+                                          "(scripts/run.sh test installs it)")
+    files = {}
+    for backend, workers in (("local", 1), ("ray", 2)):
+        settings = trace.TraceSettings(board=1, bots=("mcts", "random"), games_per_side=1, iterations=5,
+                                       record=str(tmp_path / backend / "searches"))
+        trace.run(settings, tmp_path / backend, workers=workers, backend=backend, progress=False)
+        files[backend] = saved_games([tmp_path / backend / "searches"])
+    assert [f.name for f in files["local"]] == [f.name for f in files["ray"]] and files["local"]
+    for local, on_ray in zip(files["local"], files["ray"]):
+        with np.load(local) as a, np.load(on_ray) as b:
+            assert sorted(a.files) == sorted(b.files)
+            assert all(np.array_equal(a[k], b[k]) for k in ("move_type", "move_xy", "visits", "chosen", "final"))
