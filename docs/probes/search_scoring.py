@@ -21,7 +21,7 @@ from botbowl.core import ActionType
 from botbowl.core.procedure import Turn
 
 from mcts_bot.harness.collect import saved_games
-from mcts_bot.harness.selfplay import _player_of, replay_moves
+from mcts_bot.harness.selfplay import player_of, replay_moves
 from mcts_bot.knowledge.heuristics import scoring_chance
 from scoring_chances import LOGGED, relay_chance, relay_table, table  # the knowledge's probe, beside this one
 
@@ -67,7 +67,7 @@ def game_turns(path: Path) -> Dict[str, List[dict]]:
             action_type = ActionType(int(record["move_type"][i]))
             actions = state["open"][0]["actions"]
             if action_type.name.startswith("START_"):
-                player, carrier = _player_of(game, str(record["move_player"][i])), game.get_ball_carrier()
+                player, carrier = player_of(game, str(record["move_player"][i])), game.get_ball_carrier()
                 own = player is not None and carrier is not None and player.player_id == carrier.player_id
                 actions.append(action_type.name[len("START_"):] + ("*" if own else ""))
             elif action_type in LOGGED:

@@ -148,7 +148,8 @@ def _player_ref(game: botbowl.Game, player: Optional[botbowl.Player]) -> str:
     return ("h" if team is home else "a") + str(next(i for i, p in enumerate(team.players) if p.player_id == player.player_id))
 
 
-def _player_of(game: botbowl.Game, ref: str) -> Optional[botbowl.Player]:
+def player_of(game: botbowl.Game, ref: str) -> Optional[botbowl.Player]:
+    """The player a recorded reference names in `game` (`_player_ref`'s inverse), None for ""."""
     if not ref:
         return None
     team = game.state.home_team if ref[0] == "h" else game.state.away_team
@@ -166,7 +167,7 @@ def _refs(game: botbowl.Game, actions: Sequence[Action]) -> tuple:
 def _action_of(game: botbowl.Game, action_type: int, player: str, xy) -> Action:
     """A recorded action on `game`'s own player and square."""
     return Action(ActionType(int(action_type)), position=game.get_square(int(xy[0]), int(xy[1])) if xy[0] >= 0 else None,
-                  player=_player_of(game, str(player)))
+                  player=player_of(game, str(player)))
 
 
 class MoveLog:
