@@ -16,12 +16,11 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Dict, List
 
-import numpy as np
 from botbowl.core import ActionType
 from botbowl.core.procedure import Turn
 
 from mcts_bot.harness.collect import saved_games
-from mcts_bot.harness.selfplay import player_of, replay_moves
+from mcts_bot.harness.selfplay import player_of, read_game, replay_moves
 from mcts_bot.knowledge.heuristics import scoring_chance
 from scoring_chances import LOGGED, relay_chance, relay_table, table  # the knowledge's probe, beside this one
 
@@ -35,9 +34,7 @@ def bot_names(data) -> Dict[bool, str]:
 
 def game_turns(path: Path) -> Dict[str, List[dict]]:
     """The turns of one recorded game that began with the acting team's carrier standing, by bot."""
-    with np.load(path) as data:
-        record = {k: data[k] for k in data.files}
-    record["key"] = path.stem
+    record = read_game(path)
     names = bot_names(record)
     turns: Dict[str, List[dict]] = defaultdict(list)
     state = {"key": None, "open": None}

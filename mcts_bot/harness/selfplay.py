@@ -368,24 +368,28 @@ def replay_moves(data, at_move: Callable[[int, botbowl.Game], None]) -> None:
                          f"where {tuple(data['final'])} was recorded")
 
 
+def read_game(path: Path) -> dict:
+    """A recorded game's arrays, read into memory, with its `key` (the file's name) as `replay` needs it."""
+    with np.load(path) as data:
+        record = {k: data[k] for k in data.files}
+    record["key"] = Path(path).stem
+    return record
+
+
 def value_data(path: Path) -> dict:
     """A recorded game (format 3) replayed into the learned value's data (`collect`'s format: every
     decision of either side, both teams' views, the targets), for `train_value --data`/`--more-data`:
     the search's own games as value data."""
-    with np.load(path) as data:
-        record = {k: data[k] for k in data.files}
-    record["key"] = Path(path).stem
+    record = read_game(path)
     rows: list = []
     replay_moves(record, lambda i, game: rows.append(value_row(game)))
-    return value_record(Path(path).stem, rows, *(int(score) for score in record["final"]))
+    return value_record(record["key"], rows, *(int(score) for score in record["final"]))
 
 
 def refeaturize(path: Path) -> dict:
     """A recorded game (format 3) with each root action's features computed again by this version's
     `action_features`, by replaying it: features added after the game was played."""
-    with np.load(path) as data:
-        record = {k: data[k] for k in data.files}
-    record["key"] = Path(path).stem
+    record = read_game(path)
     rows = np.split(np.arange(len(record["action_type"])), record["offsets"][1:-1])
     choices = {side: planning_choice(configure(mcts_preset_of(str(record[side])))) for side in ("bot", "opponent")
                if mcts_preset_of(str(record[side])) is not None}
