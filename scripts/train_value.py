@@ -11,7 +11,9 @@ stopping looks only at training games; the test games are scored once, at the en
 
 With --selfplay, the data are self-play records (scripts/run.sh selfplay): the bot's own searched
 states, with the search's root value as a target beside the result (--root-weight), scored on
-held-out games against the shipped value and against the root values themselves.
+held-out games against the shipped value and against the root values themselves; with --folds K,
+every game is held out once (K fits, each on the other folds' games), for the few dozen games an
+evaluation run records (scripts/run.sh trace --record).
 """
 import argparse
 import json
@@ -42,6 +44,10 @@ def main() -> None:
                         help="the data are self-play records (default folder data/selfplay-<board>)")
     parser.add_argument("--root-weight", type=float, default=0.5,
                         help="with --selfplay: the target is (1 - w) result + w root value (default 0.5)")
+    parser.add_argument("--folds", type=cli.positive_int, default=None,
+                        help="with --selfplay: score a fit on every game by K-fold cross-validation (each fold's "
+                             "games predicted by a fit on the others) instead of holding out --test-share; the "
+                             "model written is fitted on all games")
     parser.add_argument("--fine-tune", action="store_true",
                         help="start from the shipped value's weights rather than random ones (kept unless an "
                              "epoch beats them on the validation games)")
@@ -71,8 +77,8 @@ def main() -> None:
         parser.error("--more-data is for collected games, not self-play records: pass the self-play folders to --data")
     if args.selfplay:
         return train_on_selfplay(parser, args, current)
-    if args.root_weight != parser.get_default("root_weight"):
-        parser.error("--root-weight is for self-play records: add --selfplay")
+    if args.root_weight != parser.get_default("root_weight") or args.folds:
+        parser.error("--root-weight and --folds are for self-play records: add --selfplay")
     folders = args.data or [Path("data") / f"value-{args.board}"]
     try:
         groups = [training.load_games(*group) for group in [folders, *args.more_data]]
@@ -138,30 +144,64 @@ def train_on_selfplay(parser: argparse.ArgumentParser, args: argparse.Namespace,
     games = np.unique(data.game)
     if len(games) < 3:
         parser.error(f"{len(games)} self-play games in {', '.join(map(str, folders))}: a split by game needs at least 3")
-    train, test = training.split_by_game(data, args.test_share, args.seed)
-    test_games = np.unique(test.game)
-    print(f"{len(games)} self-play games, {len(data.x)} searched states: {len(games) - len(test_games)} games to "
-          f"train on, {len(test_games)} held out; target (1 - {args.root_weight:g}) result + {args.root_weight:g} root value")
-    model = training.train_on_selfplay(train, root_weight=args.root_weight, seed=args.seed, hidden=args.hidden,
-                                       epochs=args.epochs, start=shipped if args.fine_tune else None)
-    predictions = {"re-fitted value": model.predict(test.x), "the search's root values": test.root_value}
+    fit_options = dict(root_weight=args.root_weight, seed=args.seed, hidden=args.hidden, epochs=args.epochs,
+                       start=shipped if args.fine_tune else None)
+
+    def recalibrated(train: training.SelfPlayValues, held: training.SelfPlayValues) -> np.ndarray:
+        # The shipped value with its scale and bias mended on the training games: what a re-fit must beat
+        # to have learned more than who tends to win these games.
+        return training.calibrated(shipped.predict(held.x), training.calibration(shipped.predict(train.x), train.result))
+
+    blend = f"target (1 - {args.root_weight:g}) result + {args.root_weight:g} root value"
+    if args.folds:
+        if args.folds > len(games):
+            parser.error(f"--folds {args.folds}: there are only {len(games)} games")
+        print(f"{len(games)} self-play games, {len(data.x)} searched states, in {args.folds} folds: each game's "
+              f"states predicted from the other folds' games; {blend}")
+        train = held = data
+        predictions = {"re-fitted value": training.out_of_fold(
+            data, args.folds, args.seed, lambda fold_train, fold_held:
+            training.train_on_selfplay(fold_train, **fit_options).predict(fold_held.x))}
+        if shipped is not None:
+            predictions["shipped value, recalibrated"] = training.out_of_fold(data, args.folds, args.seed, recalibrated)
+        model = training.train_on_selfplay(data, **fit_options)  # the model written: fitted on every game
+    else:
+        train, held = training.split_by_game(data, args.test_share, args.seed)
+        print(f"{len(games)} self-play games, {len(data.x)} searched states: {len(np.unique(train.game))} games to "
+              f"train on, {len(np.unique(held.game))} held out; {blend}")
+        model = training.train_on_selfplay(train, **fit_options)
+        predictions = {"re-fitted value": model.predict(held.x)}
+        if shipped is not None:
+            predictions["shipped value, recalibrated"] = recalibrated(train, held)
+    predictions["the search's root values"] = held.root_value
     if shipped is not None:
-        predictions["shipped value"] = shipped.predict(test.x)
-    print(f"\nHeld-out games ({len(test_games)}), against their results, from each searching team's view:\n")
+        predictions["shipped value"] = shipped.predict(held.x)
+    held_games = len(np.unique(held.game))
+    print(f"\nHeld-out games ({held_games}), against their results, from each searching team's view:\n")
     print("| Value | Log-loss | Brier |\n|---|---:|---:|")
     scores = {}
     for name, p in predictions.items():
-        scores[name] = {"log_loss": training.log_loss(p, test.result), "brier": training.brier(p, test.result)}
+        scores[name] = {"log_loss": training.log_loss(p, held.result), "brier": training.brier(p, held.result)}
         print(f"| {name} | {scores[name]['log_loss']:.4f} | {scores[name]['brier']:.4f} |")
+    if shipped is not None:
+        print()
+        for first, second in [("re-fitted value", "shipped value"), ("re-fitted value", "shipped value, recalibrated"),
+                              ("the search's root values", "shipped value")]:
+            losses, sizes = training.log_losses_by_game(predictions[first], held.result, held.game)
+            gain, low, high = training.difference_by_game(
+                losses, training.log_losses_by_game(predictions[second], held.result, held.game)[0], sizes,
+                seed=args.seed)
+            print(f"{first} less the {second}: {gain:+.4f} (95% bootstrap by game {low:+.4f} to {high:+.4f}; "
+                  f"negative: the first predicts better)")
     if args.fine_tune and np.array_equal(model.w2, shipped.w2):
         print("\nNo epoch beat the shipped value on the validation games: the model is the shipped one.")
     target = f"selfplay, root weight {args.root_weight:g}" + (", fine-tuned" if args.fine_tune else "")
-    model.info = {"board": str(args.board), "games": str(len(games) - len(test_games)), "records": str(len(train.x)),
-                  "target": target, "hidden": str(args.hidden),
-                  "test": json.dumps(scores), "data": " ".join(map(str, folders))}
+    model.info = {"board": str(args.board), "games": str(len(np.unique(train.game))), "records": str(len(train.x)),
+                  "target": target, "hidden": str(args.hidden), "test": json.dumps(scores),
+                  "data": " ".join(map(str, folders))}
     out = model_path(args.board) if args.install else args.out or Path("results") / "models" / f"value-{args.board}-selfplay.npz"
     model.save(out)
-    print(f"\nmodel: {out}")
+    print(f"\nmodel: {out}" + (" (fitted on every game; the scores above are cross-validated)" if args.folds else ""))
 
 
 if __name__ == "__main__":

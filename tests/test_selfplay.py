@@ -399,7 +399,8 @@ def test_a_value_is_refitted_on_self_play_games(tmp_path):
                         "--root-weight", "1", "--epochs", "2", "--hidden", "4", "--out", str(out), "--test-share", "0.34")
     assert result.returncode == 0, result.stderr
     rows = [line.split("|")[1].strip() for line in result.stdout.splitlines() if line.startswith("| ") and "Value" not in line]
-    assert rows == ["re-fitted value", "the search's root values", "shipped value"]
+    assert rows == ["re-fitted value", "shipped value, recalibrated", "the search's root values", "shipped value"]
+    assert "re-fitted value less the shipped value, recalibrated: " in result.stdout
     model = ValueModel.load(out)
     assert model.info["target"] == "selfplay, root weight 1" and model.w1.shape[1] == 4
     # Fine-tuning starts from the shipped weights, and keeps them when no epoch beats them.
@@ -409,10 +410,44 @@ def test_a_value_is_refitted_on_self_play_games(tmp_path):
     assert np.array_equal(tuned.w1, shipped.w1) and np.array_equal(tuned.mean, shipped.mean)
     with pytest.raises(ValueError, match="root value's weight must be in"):
         training.train_on_selfplay(data, root_weight=2.0)
+    # Cross-validated: every game scored by fits that did not see it; the model written is fitted on all.
+    folded = run_script("train_value", "--board", "1", "--selfplay", "--data", str(tmp_path / "games"), "--folds", "3",
+                        "--epochs", "2", "--hidden", "4", "--out", str(out))
+    assert folded.returncode == 0, folded.stderr
+    assert f"Held-out games ({len(np.unique(data.game))})" in folded.stdout and "cross-validated" in folded.stdout
+    assert ValueModel.load(out).info["records"] == str(len(data.x))
+    assert "--folds 99: there are only" in run_script("train_value", "--board", "1", "--selfplay", "--data",
+                                                      str(tmp_path / "games"), "--folds", "99").stderr
+    assert "are for self-play records" in run_script("train_value", "--board", "1", "--folds", "3").stderr
     # Collected games (scripts/run.sh collect) are not self-play records: a clear error.
     collected = Path(__file__).parent / "data"
     result = run_script("train_value", "--board", "1", "--selfplay", "--data", str(collected))
     assert result.returncode == 2 and "is not a self-play record of this version" in result.stderr
+
+
+def test_out_of_fold_predicts_each_game_from_the_others_once():
+    data = training.SelfPlayValues(x=np.zeros((10, 2)), result=np.ones(10), root_value=np.ones(10),
+                                   game=np.repeat(np.arange(5), 2))
+    held_out = []
+
+    def predict(train, held):
+        held_out.extend(np.unique(held.game))
+        return np.isin(held.game, train.game).astype(float)  # 1 where a held-out game leaked into training
+
+    assert training.out_of_fold(data, 3, 0, predict).tolist() == [0.0] * 10
+    assert sorted(held_out) == [0, 1, 2, 3, 4]
+    with pytest.raises(ValueError, match="6 folds of 5 games"):
+        training.out_of_fold(data, 6, 0, predict)
+
+
+def test_a_calibration_mends_scale_and_bias():
+    rng = np.random.RandomState(0)
+    truth = rng.uniform(0.05, 0.95, 4000)
+    y = (rng.uniform(size=4000) < truth).astype(float)
+    overconfident = 1 / (1 + np.exp(-2 * np.log(truth / (1 - truth)) - 0.5))
+    a, b = training.calibration(overconfident, y)
+    assert abs(a - 0.5) < 0.1 and abs(b + 0.25) < 0.15
+    assert training.log_loss(training.calibrated(overconfident, (a, b)), y) < training.log_loss(overconfident, y)
 
 
 def test_train_policy_explains_a_missing_folder():

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -120,9 +120,13 @@ def _loss_and_grads(params, z, y, l2):
     return grads
 
 
-def log_loss(p: np.ndarray, y: np.ndarray) -> float:
+def _record_log_losses(p: np.ndarray, y: np.ndarray) -> np.ndarray:
     p = np.clip(p, 1e-6, 1 - 1e-6)
-    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+    return -(y * np.log(p) + (1 - y) * np.log(1 - p))
+
+
+def log_loss(p: np.ndarray, y: np.ndarray) -> float:
+    return float(np.mean(_record_log_losses(p, y)))
 
 
 def brier(p: np.ndarray, y: np.ndarray) -> float:
@@ -254,26 +258,46 @@ def train_on_selfplay(data: SelfPlayValues, *, root_weight: float, validation_sh
     return fit(fitting.x, fitting.targets(root_weight), held.x, held.result, seed=seed, **fit_options)
 
 
+def out_of_fold(data: SelfPlayValues, folds: int, seed: int,
+                predict: Callable[[SelfPlayValues, SelfPlayValues], np.ndarray]) -> np.ndarray:
+    """Each state's prediction by `predict(training games, held-out games)` with its game held out:
+    the games dealt into `folds` folds by `seed`, each fold predicted from the others, so that a few
+    dozen games can all score a fit."""
+    games = np.random.RandomState(seed).permutation(np.unique(data.game))
+    if not 2 <= folds <= len(games):
+        raise ValueError(f"{folds} folds of {len(games)} games: a fold needs a game, a fit two folds")
+    predictions = np.empty(len(data.x))
+    for part in np.array_split(games, folds):
+        held = np.isin(data.game, part)
+        predictions[held] = predict(data.subset(np.setdiff1d(games, part)), data.subset(part))
+    return predictions
+
+
+def log_losses_by_game(p: np.ndarray, y: np.ndarray, game: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Per game (in `np.unique(game)` order): the log-loss summed over its records, and their number
+    (what `difference_by_game` resamples)."""
+    games, index = np.unique(game, return_inverse=True)
+    return np.bincount(index, _record_log_losses(p, y), len(games)), np.bincount(index, minlength=len(games))
+
+
 # ----------------------------------------------------------------------------------------- baseline
 
-def calibrated_heuristic(games: Games) -> Tuple[float, float]:
-    """(a, b) such that sigmoid(a * logit(h) + b) best fits the results, h the threat heuristic's value."""
-    h = np.concatenate([np.concatenate([g, 1 - g]) for g in games.heuristic])
-    y = np.concatenate([np.concatenate([np.full(len(g), r), np.full(len(g), 1 - r)])
-                        for g, r in zip(games.heuristic, games.result)])
-    h = np.clip(h, 1e-4, 1 - 1e-4)
-    logit = np.log(h / (1 - h))
-    ridge = 1e-3  # keeps the slope finite where the heuristic separates the results almost perfectly
+def calibration(p: np.ndarray, y: np.ndarray) -> Tuple[float, float]:
+    """(a, b) such that sigmoid(a * logit(p) + b) best fits the results `y` (Platt scaling): what a
+    prediction is worth once its scale and bias are mended."""
+    p = np.clip(p, 1e-4, 1 - 1e-4)
+    logit = np.log(p / (1 - p))
+    ridge = 1e-3  # keeps the slope finite where the predictions separate the results almost perfectly
 
     def loss(params):
         return log_loss(1 / (1 + np.exp(-np.clip(params[0] * logit + params[1], -30, 30))), y) + ridge * params[0] ** 2
 
     params = np.array([1.0, 0.0])
     for _ in range(50):  # Newton steps on the two parameters, halved until the loss goes down
-        p = 1 / (1 + np.exp(-np.clip(params[0] * logit + params[1], -30, 30)))
-        w = p * (1 - p) + 1e-9
+        q = 1 / (1 + np.exp(-np.clip(params[0] * logit + params[1], -30, 30)))
+        w = q * (1 - q) + 1e-9
         n = len(y)
-        g = np.array([np.sum((p - y) * logit) / n + 2 * ridge * params[0], np.sum(p - y) / n])
+        g = np.array([np.sum((q - y) * logit) / n + 2 * ridge * params[0], np.sum(q - y) / n])
         hess = np.array([[np.sum(w * logit * logit) / n + 2 * ridge, np.sum(w * logit) / n],
                          [np.sum(w * logit) / n, np.sum(w) / n]])
         step = np.linalg.solve(hess + 1e-9 * np.eye(2), g)
@@ -288,17 +312,30 @@ def calibrated_heuristic(games: Games) -> Tuple[float, float]:
     return float(params[0]), float(params[1])
 
 
-def scores(model: ValueModel, calibration: Tuple[float, float], test: Games,
+def calibrated(p: np.ndarray, ab: Tuple[float, float]) -> np.ndarray:
+    """`p` mended by a `calibration`'s (a, b)."""
+    p = np.clip(p, 1e-4, 1 - 1e-4)
+    return 1 / (1 + np.exp(-np.clip(ab[0] * np.log(p / (1 - p)) + ab[1], -30, 30)))
+
+
+def calibrated_heuristic(games: Games) -> Tuple[float, float]:
+    """The threat heuristic's `calibration` on both teams' views of `games`."""
+    h = np.concatenate([np.concatenate([g, 1 - g]) for g in games.heuristic])
+    y = np.concatenate([np.concatenate([np.full(len(g), r), np.full(len(g), 1 - r)])
+                        for g, r in zip(games.heuristic, games.result)])
+    return calibration(h, y)
+
+
+def scores(model: ValueModel, heuristic_calibration: Tuple[float, float], test: Games,
            others: Optional[Dict[str, ValueModel]] = None) -> Dict[str, Dict[str, float]]:
     """Log-loss and Brier score on the test games: learned, `others` (the shipped value, say), calibrated
     heuristic, raw heuristic, base rate."""
     x, y = test.flat()
     h = np.clip(np.concatenate([np.concatenate([g, 1 - g]) for g in test.heuristic]), 1e-4, 1 - 1e-4)
-    a, b = calibration
     predictions = {"learned value": model.predict(x)}
     predictions.update({name: other.predict(x) for name, other in (others or {}).items()})
     predictions.update({
-        "threat heuristic, calibrated": 1 / (1 + np.exp(-np.clip(a * np.log(h / (1 - h)) + b, -30, 30))),
+        "threat heuristic, calibrated": calibrated(h, heuristic_calibration),
         "threat heuristic, raw": h,
         "constant 0.5": np.full(len(y), 0.5),
     })
@@ -337,13 +374,13 @@ def by_matchup(games: Games) -> Dict[str, Games]:
     return {name: games.subset(index) for name, index in groups.items()}
 
 
-def calibration_plot(model: ValueModel, calibration: Tuple[float, float], test: Games, path: Path, title: str) -> Path:
+def calibration_plot(model: ValueModel, heuristic_calibration: Tuple[float, float], test: Games, path: Path,
+                     title: str) -> Path:
     """Predicted win probability against the observed rate, in ten bins, learned vs calibrated heuristic."""
     x, y = test.flat()
     h = np.clip(np.concatenate([np.concatenate([g, 1 - g]) for g in test.heuristic]), 1e-4, 1 - 1e-4)
-    a, b = calibration
     series = {"learned value": model.predict(x),
-              "threat heuristic, calibrated": 1 / (1 + np.exp(-np.clip(a * np.log(h / (1 - h)) + b, -30, 30)))}
+              "threat heuristic, calibrated": calibrated(h, heuristic_calibration)}
     fig, ax = plots.figure((5, 4.6))
     ax.plot([0, 1], [0, 1], color="grey", lw=1, ls="--", label="perfect")
     bins = np.linspace(0, 1, 11)
