@@ -10,7 +10,8 @@ defines each).
 
 Every game is written to OUT/traces.jsonl as soon as it ends; running the same command again skips
 the games already there. `--report` tables the games in OUT/traces.jsonl, playing none. The table
-is printed and written to OUT/trace.md.
+is printed and written to OUT/trace.md. `--report FOLDER FOLDER ...` pools the games of several
+runs (base seeds) of the same bots and settings into one table, printed only.
 """
 import argparse
 import sys
@@ -42,8 +43,9 @@ def main() -> None:
                              "DIR/<game>.npz as it ends, in self-play's format: the search's own games, for "
                              "train_policy, train_value --selfplay, or refeaturize --value (games already in OUT "
                              "are not played again)")
-    parser.add_argument("--report", action="store_true",
-                        help="play nothing: the table of every game in OUT/traces.jsonl")
+    parser.add_argument("--report", nargs="*", type=Path, default=None, metavar="FOLDER",
+                        help="play nothing: the table of every game in OUT/traces.jsonl, or of every game in each "
+                             "FOLDER/traces.jsonl pooled (several base seeds' runs, the same bots and settings)")
     cli.add_budget_arguments(parser, default=Budget(seconds=1.0))
     args = parser.parse_args()
     budget = cli.budget_from_args(args)
@@ -57,7 +59,15 @@ def main() -> None:
     cli.check_ray(parser, args)
 
     path = args.out / trace.RESULTS_FILE
-    if args.report:
+    if args.report:  # several runs pooled: one table, printed only
+        paths = [folder / trace.RESULTS_FILE for folder in args.report]
+        try:
+            records = trace.pooled_records(paths)
+            print(f"# {trace.describe_records(records)}\n\n" + trace.markdown_table(records), end="")
+        except ValueError as exc:
+            parser.error(f"--report on {', '.join(map(str, paths))}: {exc}")
+        return
+    if args.report is not None:
         records = read_results(path)
         try:
             title = trace.describe_records(records)

@@ -400,7 +400,7 @@ def test_the_table_sums_the_games_and_refuses_a_mix(tmp_path):
         dict(r, spec=dict(r["spec"], bots=tuple(r["spec"]["bots"]))) for r in records[2:]]
     assert trace.describe_records(resumed) == "scripted vs random on the 1-player board, 4 games"
     other = dict(records[0], spec=dict(records[0]["spec"], bots=["random", "random"]))
-    with pytest.raises(ValueError, match="mixes 2 settings"):
+    with pytest.raises(ValueError, match="mix 2 settings"):
         trace.describe_records(records + [other])
     assert "(A) | random (B) |" in trace.markdown_table([other])
 
@@ -416,6 +416,17 @@ def test_the_script_plays_then_reports_the_same_table(tmp_path):
     report = run_script("trace", "--report", "--out", out)
     assert report.returncode == 0, report.stderr
     assert report.stdout == played.stdout
+    # Another base seed's run pooled with it: one table of all four games, printed only.
+    other = tmp_path / "other"
+    assert run_script("trace", "--board", "1", "--games", "1", "--bots", "scripted", "random", "--workers", "1",
+                      "--seed", "1", "--out", other).returncode == 0
+    pooled = run_script("trace", "--report", out, other)
+    assert pooled.returncode == 0, pooled.stderr
+    assert "scripted vs random on the 1-player board, 4 games" in pooled.stdout and "4 games: scripted against" in pooled.stdout
+    assert (out / trace.TABLE_FILE).read_text() == played.stdout
+    twice = run_script("trace", "--report", out, out)
+    assert twice.returncode == 2 and "is in both" in twice.stderr
+    assert "no results file" in run_script("trace", "--report", out, tmp_path / "missing").stderr
 
 
 @pytest.mark.parametrize("args,message", [
@@ -560,7 +571,7 @@ def test_a_trace_searches_with_a_value_from_a_file(tmp_path):
     # Beside the same games without it, in one file: a mix, refused.
     plain = trace.run(trace.TraceSettings(board=1, bots=("mcts", "random"), games_per_side=1, iterations=5),
                       tmp_path, progress=False)
-    with pytest.raises(ValueError, match="mixes 2 settings"):
+    with pytest.raises(ValueError, match="mix 2 settings"):
         trace.describe_records(records + plain)
     with pytest.raises(ValueError, match="neither of scripted, random is one"):
         trace.TraceSettings(board=1, bots=("scripted", "random"), value=str(path))

@@ -108,7 +108,7 @@ from mcts_bot.harness.collect import save_game
 from mcts_bot.harness.evaluation import score_interval
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.harness.matches import SIDES, play_to_the_end, refused_by_botbowl
-from mcts_bot.harness.records import play_missing
+from mcts_bot.harness.records import play_missing, read_results
 from mcts_bot.harness.selfplay import DecisionRecorder, MoveLog, game_record
 from mcts_bot.knowledge.exposure import EXPOSURES, exposure
 from mcts_bot.knowledge.grod import is_final_turn, worth_blocking
@@ -1042,6 +1042,22 @@ def run(settings: TraceSettings, out: Path, *, workers: int = 1, backend: str = 
 SETTING_FIELDS = ("board", "bots", "seconds", "iterations", "policy", "value")
 
 
+def pooled_records(paths: Sequence[Path]) -> List[dict]:
+    """The finished games of several runs' results files, for one table; a clear error for a missing
+    file or a game found twice (a folder given twice, or two runs of one base seed)."""
+    records, seen = [], {}
+    for path in paths:
+        if not path.exists():
+            raise ValueError(f"no results file {path}: give folders a trace run wrote (its --out)")
+        for record in read_results(path):
+            game = (record["spec"]["seed"], record["spec"]["side"])
+            if game in seen:
+                raise ValueError(f"the game of seed {game[0]} ({game[1]}) is in both {seen[game]} and {path}")
+            seen[game] = path
+            records.append(record)
+    return records
+
+
 def describe_records(records: Sequence[dict]) -> str:
     """A title for a table of finished games; a clear error when they mix boards, bots or budgets."""
     if not records:
@@ -1051,7 +1067,8 @@ def describe_records(records: Sequence[dict]) -> str:
                 for r in records}
     if len(settings) > 1:
         listed = "; ".join(", ".join(f"{k}={v}" for k, v in zip(SETTING_FIELDS, values)) for values in sorted(settings))
-        raise ValueError(f"the traces file mixes {len(settings)} settings ({listed}): give each its own --out folder")
+        raise ValueError(f"the games mix {len(settings)} settings ({listed}): give each its own --out folder, "
+                         f"and pool only runs of the same settings")
     spec = records[0]["spec"]
     a, b = spec["bots"]
     searching = spec["seconds"] is not None or spec["iterations"] is not None
