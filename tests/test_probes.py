@@ -622,3 +622,7 @@ def test_the_search_scoring_probe_judges_each_carriers_turn_of_a_recorded_game_o
             assert all(0.0 <= t["p"] <= 1.0 and 0.0 <= t["relay"] <= 1.0 for t in found)
             assert sum(t["scored"] for t in found) <= score  # a turn is closed once, against its own team's score
             assert all(t["actions"] for t in found if t["scored"])
+            assert all(t["scored_soon"] for t in found if t["scored"]) and (score > 0 or not any(t["scored_soon"] for t in found))
+        rows = module.relay_taken_table(sum(turns.values(), [])).splitlines()[2:]
+        offered = [t for t in sum(turns.values(), []) if t["p"] < module.RELAY_FROM <= t["relay"]]
+        assert sum(int(row.split("|")[2]) for row in rows) == len(offered)

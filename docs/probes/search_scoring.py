@@ -6,8 +6,10 @@ games (`scripts/run.sh trace --record DIR`, or self-play), replayed from their s
 of the search's own play and of its opponent's in the same games. Each turn that begins with the
 acting team's carrier standing: the chance of his safest path into the endzone this turn (with the
 team re-roll), the best relay's (a pass or hand-off to a teammate who then runs in), the player
-actions the turn started (`*` the carrier's own) and whether it scored. Tables per bot, as
-`scoring_chances.py` prints them:
+actions the turn started (`*` the carrier's own) and whether it scored, in it or soon after (by
+the end of the team's second turn after it, in the same half). Tables per bot, as
+`scoring_chances.py` prints them, and the relays within reach split by whether the carrier tried
+one: a relay not tried costs only the touchdowns that did not come soon after anyway.
 
     .venv/bin/python docs/probes/search_scoring.py data/searches-11/grod-34000
 """
@@ -22,7 +24,9 @@ from botbowl.core.procedure import Turn
 from mcts_bot.harness.collect import saved_games
 from mcts_bot.harness.selfplay import player_of, read_game, replay_moves
 from mcts_bot.knowledge.heuristics import scoring_chance
-from scoring_chances import LOGGED, relay_chance, relay_table, table  # the knowledge's probe, beside this one
+from scoring_chances import LOGGED, RELAY_FROM, RELAYS, relay_chance, relay_table, table  # the knowledge's probe
+
+SOON = 3  # "scored soon": in the turn or by the end of the team's next two turns of the same half
 
 
 def bot_names(data) -> Dict[bool, str]:
@@ -37,14 +41,20 @@ def game_turns(path: Path) -> Dict[str, List[dict]]:
     record = read_game(path)
     names = bot_names(record)
     turns: Dict[str, List[dict]] = defaultdict(list)
-    state = {"key": None, "open": None}
+    ends: Dict[tuple, List[int]] = defaultdict(list)  # (half, team) -> its score at the end of each of its turns
+    state = {"key": None, "team": None, "open": None}
 
     def close() -> None:
-        open_turn = state["open"]
-        if open_turn is not None:
-            turn, team = open_turn
-            turn["scored"] = team.state.score > turn.pop("score")
-            state["open"] = None
+        team = state["team"]
+        if team is None:
+            return
+        slot = state["key"][:2]
+        ends[slot].append(team.state.score)
+        turn = state["open"]
+        if turn is not None:
+            turn["scored"] = team.state.score > turn["score"]
+            turn["slot"] = (slot, len(ends[slot]) - 1)
+        state["team"] = state["open"] = None
 
     def at_move(i: int, game) -> None:
         proc = game.get_procedure()
@@ -52,17 +62,17 @@ def game_turns(path: Path) -> Dict[str, List[dict]]:
             key = (game.state.half, proc.team.team_id, proc.team.state.turn)
             if key != state["key"]:
                 close()
-                state["key"] = key
+                state["key"], state["team"] = key, proc.team
                 carrier = game.get_ball_carrier()
                 if carrier is not None and carrier.team == proc.team and carrier.state.up:
                     relay, kind = relay_chance(game, carrier)
                     turn = {"game": path.stem, "p": scoring_chance(game, carrier), "relay": relay, "relay_kind": kind,
                             "score": proc.team.state.score, "actions": []}
                     turns[names[proc.team is game.state.home_team]].append(turn)
-                    state["open"] = (turn, proc.team)
+                    state["open"] = turn
         if state["open"] is not None:
             action_type = ActionType(int(record["move_type"][i]))
-            actions = state["open"][0]["actions"]
+            actions = state["open"]["actions"]
             if action_type.name.startswith("START_"):
                 player, carrier = player_of(game, str(record["move_player"][i])), game.get_ball_carrier()
                 own = player is not None and carrier is not None and player.player_id == carrier.player_id
@@ -72,7 +82,24 @@ def game_turns(path: Path) -> Dict[str, List[dict]]:
 
     replay_moves(record, at_move)
     close()  # the game's last turn, against its team's final score
+    for found in turns.values():
+        for turn in found:
+            slot, index = turn.pop("slot")
+            turn["scored_soon"] = ends[slot][min(index + SOON - 1, len(ends[slot]) - 1)] > turn.pop("score")
     return turns
+
+
+def relay_taken_table(turns: List[dict]) -> str:
+    """The turns with a relay at RELAY_FROM or more and the carrier's own run below it, by whether
+    the carrier passed or handed off."""
+    lines = [f"| Relay at {RELAY_FROM} or more, own run below | Turns | Expected by relay | Scored | Scored soon |",
+             "|---|---:|---:|---:|---:|"]
+    offered = [t for t in turns if t["p"] < RELAY_FROM <= t["relay"]]
+    for label, rows in (("relay tried", [t for t in offered if any(kind in t["actions"] for kind in RELAYS)]),
+                        ("not tried", [t for t in offered if not any(kind in t["actions"] for kind in RELAYS)])):
+        lines.append(f"| {label} | {len(rows)} | {sum(t['relay'] for t in rows):.1f} | {sum(t['scored'] for t in rows)} | "
+                     f"{sum(t['scored_soon'] for t in rows)} |")
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -91,6 +118,8 @@ def main() -> None:
         print(table(found))
         print()
         print(relay_table(found))
+        print()
+        print(relay_taken_table(found))
         print()
 
 
