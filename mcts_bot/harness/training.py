@@ -282,19 +282,27 @@ def log_losses_by_game(p: np.ndarray, y: np.ndarray, game: np.ndarray) -> Tuple[
 
 # ----------------------------------------------------------------------------------------- baseline
 
+def _logit(p: np.ndarray) -> np.ndarray:
+    p = np.clip(p, 1e-4, 1 - 1e-4)
+    return np.log(p / (1 - p))
+
+
+def _platt(logit: np.ndarray, ab) -> np.ndarray:
+    return 1 / (1 + np.exp(-np.clip(ab[0] * logit + ab[1], -30, 30)))
+
+
 def calibration(p: np.ndarray, y: np.ndarray) -> Tuple[float, float]:
     """(a, b) such that sigmoid(a * logit(p) + b) best fits the results `y` (Platt scaling): what a
     prediction is worth once its scale and bias are mended."""
-    p = np.clip(p, 1e-4, 1 - 1e-4)
-    logit = np.log(p / (1 - p))
+    logit = _logit(p)
     ridge = 1e-3  # keeps the slope finite where the predictions separate the results almost perfectly
 
     def loss(params):
-        return log_loss(1 / (1 + np.exp(-np.clip(params[0] * logit + params[1], -30, 30))), y) + ridge * params[0] ** 2
+        return log_loss(_platt(logit, params), y) + ridge * params[0] ** 2
 
     params = np.array([1.0, 0.0])
     for _ in range(50):  # Newton steps on the two parameters, halved until the loss goes down
-        q = 1 / (1 + np.exp(-np.clip(params[0] * logit + params[1], -30, 30)))
+        q = _platt(logit, params)
         w = q * (1 - q) + 1e-9
         n = len(y)
         g = np.array([np.sum((q - y) * logit) / n + 2 * ridge * params[0], np.sum(q - y) / n])
@@ -314,8 +322,7 @@ def calibration(p: np.ndarray, y: np.ndarray) -> Tuple[float, float]:
 
 def calibrated(p: np.ndarray, ab: Tuple[float, float]) -> np.ndarray:
     """`p` mended by a `calibration`'s (a, b)."""
-    p = np.clip(p, 1e-4, 1 - 1e-4)
-    return 1 / (1 + np.exp(-np.clip(ab[0] * np.log(p / (1 - p)) + ab[1], -30, 30)))
+    return _platt(_logit(p), ab)
 
 
 def calibrated_heuristic(games: Games) -> Tuple[float, float]:
