@@ -174,6 +174,12 @@ def test_a_failing_worker_costs_iterations_never_the_decision(monkeypatch, failu
 _search = root_parallel.run_search
 
 
+def _later(*args, **kwargs):
+    result = _search(*args, **kwargs)
+    time.sleep(2.0)  # still busy at the next decision even when a loaded machine slows the first one
+    return result
+
+
 def _late(*args, **kwargs):
     result = _search(*args, **kwargs)
     time.sleep(0.3)  # past the deadline and the time to reply
@@ -281,7 +287,7 @@ def test_bad_worker_counts_fail_clearly():
 def test_a_helper_late_past_the_next_decision_sits_it_out(monkeypatch, caplog):
     # The next decision can come a millisecond after the last: a helper still busy with its late
     # search is not sent the new one, nor replaced, nor reported; it joins again once it answered.
-    monkeypatch.setattr(root_parallel, "run_search", _late)
+    monkeypatch.setattr(root_parallel, "run_search", _later)
     game = turn_position(3, seed=5)
     bot = mcts_bot.MCTSBot(seconds=0.3, seed=0, workers=2)
     bot.new_game(game, game.active_team)
