@@ -95,8 +95,9 @@ def relay_taken_table(turns: List[dict]) -> str:
     lines = [f"| Relay at {RELAY_FROM} or more, own run below | Turns | Expected by relay | Scored | Scored soon |",
              "|---|---:|---:|---:|---:|"]
     offered = [t for t in turns if t["p"] < RELAY_FROM <= t["relay"]]
-    for label, rows in (("relay tried", [t for t in offered if any(kind in t["actions"] for kind in RELAYS)]),
-                        ("not tried", [t for t in offered if not any(kind in t["actions"] for kind in RELAYS)])):
+    tried = [any(kind in t["actions"] for kind in RELAYS) for t in offered]
+    for label, rows in (("relay tried", [t for t, yes in zip(offered, tried) if yes]),
+                        ("not tried", [t for t, yes in zip(offered, tried) if not yes])):
         lines.append(f"| {label} | {len(rows)} | {sum(t['relay'] for t in rows):.1f} | {sum(t['scored'] for t in rows)} | "
                      f"{sum(t['scored_soon'] for t in rows)} |")
     return "\n".join(lines)
