@@ -209,6 +209,10 @@ ABLATIONS = (
     DEFAULT.replace(name="default-margin", final_policy=BOARD_FINAL_CHOICE.bot_bowl),
     DEFAULT.replace(name="default-no-margin", final_policy=BOARD_FINAL_CHOICE.smaller),
     DEFAULT.replace(name="default-turn-tree", turn_tree=True),
+    # Today's default playing a blitz its own subtree would only move with as the player's move (the search
+    # started blitzes its priors did not want and moved with them: docs/bot-bowl-board.md, "Blitzes the
+    # search started, spent on a move").
+    DEFAULT.replace(name="default-idle-blitz-as-move", idle_blitz_as_move=True),
     DEFAULT.replace(name="default-span-floor", tree_policy=partial(puct, min_span=0.1)),
     DEFAULT.replace(name="default-puct-greedy", tree_policy=partial(puct, c=0.75)),
     DEFAULT.replace(name="default-puct-wide", tree_policy=partial(puct, c=3.0)),

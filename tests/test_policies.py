@@ -6,12 +6,16 @@ import weakref
 
 import numpy as np
 import pytest
+from botbowl.core import Action, ActionType
+from botbowl.core.model import Player, Square
 
 from conftest import node_with, turn_position
 from mcts_bot.adapter.actions import step
 from mcts_bot.adapter.game_memos import MAX_GAMES, game_memo
 from mcts_bot.adapter.search_copy import private_copy
-from mcts_bot.core.policies import lower_bound, most_visited, normalized_ucb1, puct, robust_child, ucb1
+from mcts_bot.core.nodes import ActionNode, ChanceNode
+from mcts_bot.core.policies import (idle_blitz_as_move, lower_bound, most_visited, normalized_ucb1, puct, robust_child,
+                                  ucb1)
 from mcts_bot.presets import board_choice
 
 
@@ -263,3 +267,41 @@ def test_the_knowledge_on_copies_played_forward_and_dropped_keeps_a_bounded_numb
     del copy
     gc.collect()
     assert sum(ref() is not None for ref in copies) <= MAX_GAMES
+
+
+def _blitz_tree(then_kind, then_offers, move_offered=True):
+    """A root offering X's blitz (searched: its continuation `then_kind` most visited, whose outcome offers
+    `then_offers`; a block tried less), Y's move, and X's move if `move_offered` (never visited)."""
+    x, y = (Player(pid, role=None, name=pid, nr=1, team=None) for pid in ("x", "y"))
+    root = ActionNode(key=0, actions=[], is_opponent=False, terminal=False)
+    blitz = ChanceNode(Action(ActionType.START_BLITZ, player=x), False)
+    started = ActionNode(key=1, actions=[], is_opponent=False, terminal=False)
+    then = ChanceNode(Action(then_kind, position=Square(5, 5)), False)
+    then.visits = 30
+    then.outcomes[2] = ActionNode(key=2, actions=[Action(kind) for kind in then_offers], is_opponent=False, terminal=False)
+    block = ChanceNode(Action(ActionType.BLOCK, position=Square(6, 5)), False)
+    block.visits = 10
+    started.children = [then, block]
+    blitz.outcomes[1] = started
+    blitz.visits = 40
+    root.children = [ChanceNode(Action(ActionType.START_MOVE, player=y), False), blitz]
+    if move_offered:
+        root.children.append(ChanceNode(Action(ActionType.START_MOVE, player=x), False))
+    return root, blitz
+
+
+def test_a_blitz_its_subtree_would_only_move_with_is_played_as_the_players_move():
+    after_a_move = (ActionType.START_MOVE, ActionType.START_BLOCK, ActionType.END_TURN)  # his action over
+    root, blitz = _blitz_tree(ActionType.MOVE, after_a_move)
+    played = idle_blitz_as_move(root, blitz)
+    assert played.action.action_type == ActionType.START_MOVE and played.action.player.player_id == "x"
+    assert played.visits == 0  # never searched: the blitz's move was, and the move action does the same
+    root, blitz = _blitz_tree(ActionType.END_PLAYER_TURN, after_a_move)
+    assert idle_blitz_as_move(root, blitz) is root.children[2]
+    # Kept: the block most visited; a move after which a block is offered (the ball picked up); no move to play.
+    for then, offers, move in ((ActionType.BLOCK, after_a_move, True), (ActionType.MOVE, (ActionType.BLOCK,), True),
+                               (ActionType.MOVE, after_a_move, False)):
+        root, blitz = _blitz_tree(then, offers, move)
+        assert idle_blitz_as_move(root, blitz) is blitz
+    root, _ = _blitz_tree(ActionType.MOVE, after_a_move)
+    assert idle_blitz_as_move(root, root.children[0]) is root.children[0]  # not a blitz: as chosen

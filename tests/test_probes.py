@@ -7,7 +7,8 @@ each turn that begins with their carrier in reach once, at its start; the target
 decision's visit shares alone; the open-carrier probe keeps each game as it ends and resumes; the dry
 probes keep a teammate's move with dice out of the offence; the relay probe raises only the scores of
 passes and hand-offs, by what their gain left out against the carrier's moves; the luck probe splits each
-game into its start, play and luck, exactly, counts no luck where no dice are thrown, and resumes."""
+game into its start, play and luck, exactly, counts no luck where no dice are thrown, and resumes; the
+recorded games' probes judge each carrier's turn once and count each started action once."""
 import importlib.util
 import json
 import sys
@@ -606,15 +607,24 @@ def test_the_overrule_probe_sums_a_games_gains_over_every_game_played():
     assert module.bootstrap_by_game(records, "tds", games=["a", "b"])[0] == pytest.approx(1.0)
 
 
-def test_the_search_scoring_probe_judges_each_carriers_turn_of_a_recorded_game_once(tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def recorded_games(tmp_path_factory):
+    """Two short games of the MCTS bot against `grod` (3 players, 5 iterations), recorded as `trace
+    --record` keeps them: the settings, the folder of the recordings and the games' records by key."""
     from mcts_bot.harness import trace
+    out = tmp_path_factory.mktemp("recorded")
+    settings = trace.TraceSettings(board=3, bots=("mcts", "grod"), games_per_side=1, iterations=5,
+                                   record=str(out / "searches"))
+    records = {r["key"]: r for r in trace.run(settings, out, progress=False)}
+    return settings, out / "searches", records
+
+
+def test_the_search_scoring_probe_judges_each_carriers_turn_of_a_recorded_game_once(recorded_games, monkeypatch):
     monkeypatch.syspath_prepend(str(PROBE_DIR))  # it reads the knowledge probe beside it
     module = file_probe(PROBE_DIR / "search_scoring.py", "search_scoring_probe")
-    settings = trace.TraceSettings(board=3, bots=("mcts", "grod"), games_per_side=1, iterations=5,
-                                   record=str(tmp_path / "searches"))
-    records = {r["key"]: r for r in trace.run(settings, tmp_path, progress=False)}
+    settings, searches, records = recorded_games
     for spec in settings.specs():
-        turns = module.game_turns(tmp_path / "searches" / f"{spec.file_key}.npz")
+        turns = module.game_turns(searches / f"{spec.file_key}.npz")
         assert set(turns) <= {"mcts", "grod"} and turns
         for name, score in zip(spec.bots, records[spec.key]["score"]):
             found = turns.get(name, [])
@@ -626,3 +636,19 @@ def test_the_search_scoring_probe_judges_each_carriers_turn_of_a_recorded_game_o
         rows = module.relay_taken_table(sum(turns.values(), [])).splitlines()[2:]
         offered = [t for t in sum(turns.values(), []) if t["p"] < module.RELAY_FROM <= t["relay"]]
         assert sum(int(row.split("|")[2]) for row in rows) == len(offered)
+
+
+def test_the_start_overrules_probe_counts_each_started_action_and_whether_a_blitz_blocked(recorded_games):
+    from mcts_bot.harness.selfplay import read_game
+    module = file_probe(PROBE_DIR / "start_overrules.py", "start_overrules_probe")
+    kinds = np.array([t.value for t in (ActionType.START_BLITZ, ActionType.MOVE, ActionType.BLOCK, ActionType.END_PLAYER_TURN,
+                                        ActionType.START_BLITZ, ActionType.MOVE, ActionType.END_PLAYER_TURN, ActionType.BLOCK)])
+    assert module.blocked_after(kinds, 0) and not module.blocked_after(kinds, 4)  # the last BLOCK is another action's
+    rows = [row for path in sorted(recorded_games[1].glob("*.npz")) for row in module.starts(read_game(path))]
+    assert rows and all(r["chosen"].startswith("START_") for r in rows)
+    assert all(r["gain"] == 0.0 for r in rows if not r["overrule"])
+    result = module.summary(rows)
+    assert result["starts"] == len(rows) and result["overruled"] == sum(r["overrule"] for r in rows)
+    blitzes = [r for r in rows if r["chosen"] == "START_BLITZ"]
+    assert sum(b["blitzes"] for b in result["blitzes"].values()) == len(blitzes)
+    assert sum(b["no block"] for b in result["blitzes"].values()) == sum(not r["blocked"] for r in blitzes)

@@ -158,6 +158,31 @@ def robust_child(node: ActionNode, z: float = 1.0, min_visits: int = 4, min_spre
     return first
 
 
+def idle_blitz_as_move(root: ActionNode, chosen: ChanceNode) -> ChanceNode:
+    """`chosen`, unless it starts a blitz its own subtree would not block with: then the same player's
+    `START_MOVE`, when the root offers it (visited or not).
+
+    The search's most visited continuation of the blitz is then `END_PLAYER_TURN`, or a `MOVE` after
+    which no outcome offers a block (with `Preset.end_moves` a move ends a blitz unless it picks up
+    the ball). The player's move action does the same and leaves the turn's one blitz to another
+    player; nothing in a leaf's value prices the blitz spent, so the search can prefer a blitz whose
+    move it has seen over the same player's move it never visited (docs/bot-bowl-board.md,
+    "Blitzes the search started, spent on a move")."""
+    action = chosen.action
+    if action.action_type != ActionType.START_BLITZ or len(chosen.outcomes) != 1:
+        return chosen
+    started = next(iter(chosen.outcomes.values()))
+    if not started.children:
+        return chosen
+    then = max(started.children, key=lambda child: child.visits)
+    if then.action.action_type not in (ActionType.MOVE, ActionType.END_PLAYER_TURN) or any(
+            a.action_type == ActionType.BLOCK for outcome in then.outcomes.values() for a in outcome.actions):
+        return chosen
+    return next((child for child in root.children if child.action.action_type == ActionType.START_MOVE
+                 and child.action.player is not None and action.player is not None
+                 and child.action.player.player_id == action.player.player_id), chosen)
+
+
 def lower_bound(node: ActionNode, child: ChanceNode, z: float = 1.0, min_spread: float = 0.02) -> float:
     """`robust_child`'s confidence bound on a child's mean: mean - z * s / sqrt(visits).
 

@@ -72,6 +72,8 @@ class Preset:
     bias_priors: Optional[PriorFn] = None  # the priors `prior_bias` weighs
     max_rollout_steps: int = 1000  # a guard: a rollout normally ends with the turn long before this
     turn_tree: bool = False  # the tree stops at the end of the turn it decides in: later states are leaves
+    # A blitz whose subtree would only move is played as the player's move (`policies.idle_blitz_as_move`).
+    idle_blitz_as_move: bool = False
     # With priors: who selects at the root and makes the final choice there (`core.gumbel.GumbelRoot`),
     # in place of the tree and final policies; None: those two.
     root_selection: Optional[RootSelection] = None

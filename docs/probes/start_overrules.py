@@ -1,0 +1,99 @@
+"""Probe: which player actions the search starts against its priors, and what a blitz so started
+does (docs/bot-bowl-board.md, "Blitzes the search started, spent on a move").
+
+Reads recorded games (`scripts/run.sh trace --record DIR`); nothing is played. Each searched
+decision whose chosen action starts a player action (START_*): the priors' first choice and the
+chosen one, and for each START_BLITZ whether the blitzer blocked before his action ended (the
+game's moves after it, up to the next START_* or END_PLAYER_TURN), whether the search had visited
+the same player's START_MOVE at all, and the chosen child's mean value less the first choice's.
+
+    .venv/bin/python docs/probes/start_overrules.py data/searches-11/grod-38000
+"""
+import argparse
+from collections import Counter
+from pathlib import Path
+from typing import Dict, Iterator, List
+
+import numpy as np
+from botbowl.core import ActionType
+
+from mcts_bot.harness.collect import saved_games
+from mcts_bot.harness.selfplay import read_game
+
+STARTS = frozenset(t.value for t in (ActionType.START_MOVE, ActionType.START_BLOCK, ActionType.START_BLITZ,
+                                     ActionType.START_PASS, ActionType.START_HANDOFF, ActionType.START_FOUL))
+# What closes a player action in the game's moves: another one started, or the end of his or the team's turn.
+CLOSERS = STARTS | {ActionType.END_PLAYER_TURN.value, ActionType.END_TURN.value}
+
+
+def blocked_after(move_type: np.ndarray, start: int) -> bool:
+    """Whether a BLOCK follows the move at `start` before the player action closes."""
+    for kind in move_type[start + 1:]:
+        if kind == ActionType.BLOCK.value:
+            return True
+        if kind in CLOSERS:
+            return False
+    return False
+
+
+def starts(record: dict) -> Iterator[dict]:
+    """The recording bot's searched decisions that started a player action, one dict each."""
+    offsets, chosen, action_type = record["offsets"], record["chosen"], record["action_type"]
+    for i in np.flatnonzero(~record["by_opponent"]):
+        lo, hi = offsets[i], offsets[i + 1]
+        pick, first = lo + chosen[i], lo + int(np.argmax(record["prior"][lo:hi]))
+        if action_type[pick] not in STARTS:
+            continue
+        row = {"chosen": ActionType(int(action_type[pick])).name, "first": ActionType(int(action_type[first])).name,
+               "overrule": pick != first, "gain": float(record["q"][pick] - record["q"][first])}
+        if action_type[pick] == ActionType.START_BLITZ.value:
+            player = record["child_player"][pick]
+            moves = [c for c in range(lo, hi) if record["child_player"][c] == player
+                     and action_type[c] == ActionType.START_MOVE.value]
+            row["blocked"] = blocked_after(record["move_type"], int(record["move"][i]))
+            row["move_visited"] = bool(moves) and int(record["visits"][moves[0]]) > 0
+        yield row
+
+
+def summary(rows: List[dict]) -> Dict[str, object]:
+    """Counts over the decisions of `starts`: overrules by (first choice, chosen), and the blitzes."""
+    overrules = Counter((r["first"], r["chosen"]) for r in rows if r["overrule"])
+    blitzes = {}
+    for by in ("prior", "overrule"):
+        group = [r for r in rows if r["chosen"] == "START_BLITZ" and r["overrule"] == (by == "overrule")]
+        unblocked = [r for r in group if not r["blocked"]]
+        blitzes[by] = {"blitzes": len(group), "no block": len(unblocked),
+                       "no block, move unvisited": sum(not r["move_visited"] for r in unblocked),
+                       "mean gain, blocked": _mean([r["gain"] for r in group if r["blocked"]]),
+                       "mean gain, no block": _mean([r["gain"] for r in unblocked])}
+    return {"starts": len(rows), "overruled": sum(overrules.values()), "overrules": overrules, "blitzes": blitzes}
+
+
+def _mean(values: List[float]) -> float:
+    return float(np.mean(values)) if values else float("nan")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("folders", type=Path, nargs="+", help="folders of recorded games (trace --record)")
+    args = parser.parse_args()
+    paths = saved_games(args.folders)
+    if not paths:
+        parser.error(f"no recorded games (*.npz) in {', '.join(map(str, args.folders))}: record some with "
+                     "scripts/run.sh trace ... --record DIR")
+    result = summary([row for path in paths for row in starts(read_game(path))])
+    print(f"{len(paths)} games: {result['starts']} player actions started by a search, "
+          f"{result['overruled']} against the priors' first choice")
+    print("\n| The priors' first choice | The search's | Decisions |\n|---|---|---:|")
+    for (first, chosen), count in result["overrules"].most_common():
+        print(f"| {first} | {chosen} | {count} |")
+    print("\n| Blitzes started | Blitzes | No block | No block, the player's START_MOVE never visited "
+          "| Mean value gain, blocked | No block |\n|---|---:|---:|---:|---:|---:|")
+    for by, b in result["blitzes"].items():
+        print(f"| by the {'priors' if by == 'prior' else 'search, overruling them'} | {b['blitzes']} | {b['no block']} "
+              f"| {b['no block, move unvisited']} "
+              f"| {b['mean gain, blocked']:+.3f} | {b['mean gain, no block']:+.3f} |")
+
+
+if __name__ == "__main__":
+    main()
