@@ -34,6 +34,9 @@ measured as `default-worthy-blocks`; `default-all-blocks` is the default before,
 at its first step having done nothing of its kind (`Preset.prune_openings`: the player's action
 ended, a move but onto the loose ball), for the same reason, on the default before the exposure;
 not kept (3.5 points behind it over 20 games against `grod`, docs/bot-bowl-board.md).
+`default-idle-blitz-as-move` leaves the tree as the default's and plays a blitz whose own subtree would
+only move as that player's move (`Preset.idle_blitz_as_move`): the search had started blitzes its priors
+did not want and spent them on a move.
 `learned` is `default-scripted`, `default-prune` the default before the exposure (`default-no-exposure`),
 `default-exposure` the default before its own frame (`default-board-order`; its measurements were
 run at 4b015f2, before the guards), `default-own-frame` the default before the block filter

@@ -73,6 +73,10 @@ def _mean(values: List[float]) -> float:
     return float(np.mean(values)) if values else float("nan")
 
 
+def _signed(value: float) -> str:
+    return "-" if np.isnan(value) else f"{value:+.3f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("folders", type=Path, nargs="+", help="folders of recorded games (trace --record)")
@@ -92,7 +96,7 @@ def main() -> None:
     for by, b in result["blitzes"].items():
         print(f"| by the {'priors' if by == 'prior' else 'search, overruling them'} | {b['blitzes']} | {b['no block']} "
               f"| {b['no block, move unvisited']} "
-              f"| {b['mean gain, blocked']:+.3f} | {b['mean gain, no block']:+.3f} |")
+              f"| {_signed(b['mean gain, blocked'])} | {_signed(b['mean gain, no block'])} |")
 
 
 if __name__ == "__main__":
