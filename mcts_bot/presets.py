@@ -29,19 +29,20 @@ The search leaves out a blitz whose player can block nobody while his move is of
 the turn's blitz; `default-no-prune` is the default up to commit 16d3103, which searched them. On the
 Bot Bowl board it also leaves out the blocks `grod`'s rule forbids (one die or dice against, unless on
 their carrier, freeing ours or in the half's last turn: `knowledge.pruning.without_unworthy_blocks`),
-measured as `default-worthy-blocks`; `default-all-blocks` is the default before, up to commit 9442fe2.
+measured as `default-worthy-blocks` (the default up to commit 412c249); `default-all-blocks` is the default
+before, up to commit 9442fe2.
 `default-openings` also leaves out, below the tree's root, what ends a blitz, pass, hand-off or foul
 at its first step having done nothing of its kind (`Preset.prune_openings`: the player's action
 ended, a move but onto the loose ball), for the same reason, on the default before the exposure;
 not kept (3.5 points behind it over 20 games against `grod`, docs/bot-bowl-board.md).
-`default-idle-blitz-as-move` leaves the tree as the default's and plays a blitz whose own subtree would
-only move as that player's move (`Preset.idle_blitz_as_move`): the search had started blitzes its priors
-did not want and spent them on a move.
+It plays a blitz whose own subtree would only move as that player's move (`Preset.idle_blitz_as_move`,
+measured as `default-idle-blitz-as-move`): the search had started blitzes its priors did not want and spent
+them on a move; `default-worthy-blocks` is the default before, up to commit 412c249.
 `learned` is `default-scripted`, `default-prune` the default before the exposure (`default-no-exposure`),
 `default-exposure` the default before its own frame (`default-board-order`; its measurements were
 run at 4b015f2, before the guards), `default-own-frame` the default before the block filter
-(`default-all-blocks`) and `default-worthy-blocks` today's default, under the names their measurements
-were run with.
+(`default-all-blocks`) and `default-idle-blitz-as-move` today's default, under the names their
+measurements were run with.
 
 `default-threat-heuristic` is the default before the learned value (up to commit 2377935): the
 hand-made threat heuristic at the leaves. `previous` is the default before the knowledge-based
@@ -162,10 +163,16 @@ DEFAULT_ALL_BLOCKS = DEFAULT_NO_EXPOSURE.replace(name="default-all-blocks",
                                                  priors=partial(knowledge_priors, choose=board_choice),
                                                  rollout_policy=board_choice)
 
-# On the Bot Bowl board the search may not make a block `grod.worth_blocking` forbids (one die or dice
-# against, not on their carrier, not freeing ours, not in the half's last turn).
-DEFAULT = DEFAULT_ALL_BLOCKS.replace(name="default",
-                                     action_filter=ByBoard(smaller=all_actions, bot_bowl=without_unworthy_blocks))
+# The default up to commit 412c249 (`default-worthy-blocks`): on the Bot Bowl board the search may not make
+# a block `grod.worth_blocking` forbids (one die or dice against, not on their carrier, not freeing ours,
+# not in the half's last turn).
+DEFAULT_WORTHY_BLOCKS = DEFAULT_ALL_BLOCKS.replace(
+    name="default-worthy-blocks", action_filter=ByBoard(smaller=all_actions, bot_bowl=without_unworthy_blocks))
+
+# A blitz whose own subtree would only move is played as that player's move: the search started blitzes its
+# priors did not want and spent them on a move (docs/bot-bowl-board.md, "Blitzes the search started, spent
+# on a move").
+DEFAULT = DEFAULT_WORTHY_BLOCKS.replace(name="default", idle_blitz_as_move=True)
 
 UNMENDED_BOARD_CHOICE = partial(board_choice, grod=GROD_CHOICE)
 # The Bot Bowl board's choice before its own frame: ties settled by botbowl's board order (`default-board-order`).
@@ -181,7 +188,7 @@ DEFAULT_PRUNE = DEFAULT_NO_EXPOSURE.replace(name="default-prune")
 DEFAULT_OPENINGS = DEFAULT_NO_EXPOSURE.replace(name="default-openings", prune_openings=True)
 DEFAULT_EXPOSURE = DEFAULT_BOARD_ORDER.replace(name="default-exposure")
 DEFAULT_OWN_FRAME = DEFAULT_ALL_BLOCKS.replace(name="default-own-frame")
-DEFAULT_WORTHY_BLOCKS = DEFAULT.replace(name="default-worthy-blocks")
+DEFAULT_IDLE_BLITZ_AS_MOVE = DEFAULT.replace(name="default-idle-blitz-as-move")
 
 PREVIOUS = VANILLA.replace(
     name="previous",
@@ -212,10 +219,6 @@ ABLATIONS = (
     DEFAULT.replace(name="default-margin", final_policy=BOARD_FINAL_CHOICE.bot_bowl),
     DEFAULT.replace(name="default-no-margin", final_policy=BOARD_FINAL_CHOICE.smaller),
     DEFAULT.replace(name="default-turn-tree", turn_tree=True),
-    # Today's default playing a blitz its own subtree would only move with as the player's move (the search
-    # started blitzes its priors did not want and moved with them: docs/bot-bowl-board.md, "Blitzes the
-    # search started, spent on a move").
-    DEFAULT.replace(name="default-idle-blitz-as-move", idle_blitz_as_move=True),
     DEFAULT.replace(name="default-span-floor", tree_policy=partial(puct, min_span=0.1)),
     DEFAULT.replace(name="default-puct-greedy", tree_policy=partial(puct, c=0.75)),
     DEFAULT.replace(name="default-puct-wide", tree_policy=partial(puct, c=3.0)),
@@ -236,7 +239,7 @@ ABLATIONS = (
 PRESETS: Dict[str, Preset] = {preset.name: preset for preset in
                               (VANILLA, DEFAULT, DEFAULT_NO_PRUNE, DEFAULT_NO_EXPOSURE, DEFAULT_PRUNE,
                                DEFAULT_OPENINGS, DEFAULT_EXPOSURE, DEFAULT_BOARD_ORDER, DEFAULT_OWN_FRAME,
-                               DEFAULT_ALL_BLOCKS, DEFAULT_WORTHY_BLOCKS,
+                               DEFAULT_ALL_BLOCKS, DEFAULT_WORTHY_BLOCKS, DEFAULT_IDLE_BLITZ_AS_MOVE,
                                DEFAULT_SCRIPTED,
                                LEARNED, PREVIOUS)
                               + ABLATIONS}

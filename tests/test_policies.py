@@ -16,7 +16,7 @@ from mcts_bot.adapter.search_copy import private_copy
 from mcts_bot.core.nodes import ActionNode, ChanceNode
 from mcts_bot.core.policies import (idle_blitz_as_move, lower_bound, most_visited, normalized_ucb1, puct, robust_child,
                                   ucb1)
-from mcts_bot.presets import board_choice
+from mcts_bot.presets import board_choice, get_preset
 
 
 def test_ucb1_maximises_on_our_nodes():
@@ -303,5 +303,15 @@ def test_a_blitz_its_subtree_would_only_move_with_is_played_as_the_players_move(
                                (ActionType.MOVE, after_a_move, False)):
         root, blitz = _blitz_tree(then, offers, move)
         assert idle_blitz_as_move(root, blitz) is blitz
+    root, blitz = _blitz_tree(ActionType.MOVE, after_a_move)
+    blitz.outcomes[1].children[0].visits = blitz.outcomes[1].children[1].visits = 0
+    assert idle_blitz_as_move(root, blitz) is blitz  # its continuations never searched: nothing known
     root, _ = _blitz_tree(ActionType.MOVE, after_a_move)
     assert idle_blitz_as_move(root, root.children[0]) is root.children[0]  # not a blitz: as chosen
+
+
+def test_the_default_plays_an_idle_blitz_as_a_move_and_the_default_before_did_not():
+    assert get_preset("default").idle_blitz_as_move
+    assert get_preset("default-idle-blitz-as-move") == get_preset("default").replace(
+        name="default-idle-blitz-as-move")
+    assert not get_preset("default-worthy-blocks").idle_blitz_as_move

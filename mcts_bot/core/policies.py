@@ -175,6 +175,8 @@ def idle_blitz_as_move(root: ActionNode, chosen: ChanceNode) -> ChanceNode:
     if not started.children:
         return chosen
     then = max(started.children, key=lambda child: child.visits)
+    if then.visits == 0:  # the blitz's own subtree not searched yet: nothing says it would only move
+        return chosen
     if then.action.action_type not in (ActionType.MOVE, ActionType.END_PLAYER_TURN) or any(
             a.action_type == ActionType.BLOCK for outcome in then.outcomes.values() for a in outcome.actions):
         return chosen
