@@ -638,17 +638,21 @@ def test_the_search_scoring_probe_judges_each_carriers_turn_of_a_recorded_game_o
         assert sum(int(row.split("|")[2]) for row in rows) == len(offered)
 
 
-def test_the_start_overrules_probe_counts_each_started_action_and_whether_a_blitz_blocked(recorded_games):
+def test_the_start_overrules_probe_counts_each_started_action_and_whether_it_was_used(recorded_games):
     from mcts_bot.harness.selfplay import read_game
     module = file_probe(PROBE_DIR / "start_overrules.py", "start_overrules_probe")
     kinds = np.array([t.value for t in (ActionType.START_BLITZ, ActionType.MOVE, ActionType.BLOCK, ActionType.END_PLAYER_TURN,
                                         ActionType.START_BLITZ, ActionType.MOVE, ActionType.END_PLAYER_TURN, ActionType.BLOCK)])
-    assert module.blocked_after(kinds, 0) and not module.blocked_after(kinds, 4)  # the last BLOCK is another action's
+    assert module.used_after(kinds, 0) and not module.used_after(kinds, 4)  # the last BLOCK is another action's
+    assert not module.used_after(kinds, 0, ActionType.PASS.value)
     rows = [row for path in sorted(recorded_games[1].glob("*.npz")) for row in module.starts(read_game(path))]
     assert rows and all(r["chosen"].startswith("START_") for r in rows)
     assert all(r["gain"] == 0.0 for r in rows if not r["overrule"])
     result = module.summary(rows)
     assert result["starts"] == len(rows) and result["overruled"] == sum(r["overrule"] for r in rows)
-    blitzes = [r for r in rows if r["chosen"] == "START_BLITZ"]
-    assert sum(b["blitzes"] for b in result["blitzes"].values()) == len(blitzes)
-    assert sum(b["no block"] for b in result["blitzes"].values()) == sum(not r["blocked"] for r in blitzes)
+    for start in ("START_BLITZ", "START_PASS", "START_HANDOFF", "START_FOUL"):
+        started = [r for r in rows if r["chosen"] == start]
+        assert sum(result["once"][start, by]["started"] for by in ("prior", "overrule")) == len(started)
+        assert sum(result["once"][start, by]["unused"] for by in ("prior", "overrule")) == \
+            sum(not r["used"] for r in started)
+    assert any(r["chosen"] == "START_BLITZ" for r in rows)

@@ -1,11 +1,13 @@
-"""Probe: which player actions the search starts against its priors, and what a blitz so started
-does (docs/bot-bowl-board.md, "Blitzes the search started, spent on a move").
+"""Probe: which player actions the search starts against its priors, and whether a once-a-turn
+action so started did its own thing (docs/bot-bowl-board.md, "Blitzes the search started, spent on
+a move").
 
 Reads recorded games (`scripts/run.sh trace --record DIR`); nothing is played. Each searched
 decision whose chosen action starts a player action (START_*): the priors' first choice and the
-chosen one, and for each START_BLITZ whether the blitzer blocked before his action ended (the
-game's moves after it, up to the next START_* or END_PLAYER_TURN), whether the search had visited
-the same player's START_MOVE at all, and the chosen child's mean value less the first choice's.
+chosen one, and for each blitz, pass, hand-off or foul whether the player blocked, threw, handed
+off or fouled before his action ended (the game's moves after it, up to the next START_* or
+END_PLAYER_TURN), whether the search had visited the same player's START_MOVE at all, and the
+chosen child's mean value less the first choice's.
 
     .venv/bin/python docs/probes/start_overrules.py data/searches-11/grod-38000
 """
@@ -26,10 +28,15 @@ STARTS = frozenset(t.value for t in (ActionType.START_MOVE, ActionType.START_BLO
 CLOSERS = STARTS | {ActionType.END_PLAYER_TURN.value, ActionType.END_TURN.value}
 
 
-def blocked_after(move_type: np.ndarray, start: int) -> bool:
-    """Whether a BLOCK follows the move at `start` before the player action closes."""
+# Each once-a-turn action and the act it is started for.
+ONCE_A_TURN = {ActionType.START_BLITZ.value: ActionType.BLOCK.value, ActionType.START_PASS.value: ActionType.PASS.value,
+               ActionType.START_HANDOFF.value: ActionType.HANDOFF.value, ActionType.START_FOUL.value: ActionType.FOUL.value}
+
+
+def used_after(move_type: np.ndarray, start: int, act: int = ActionType.BLOCK.value) -> bool:
+    """Whether `act` follows the move at `start` before the player action closes."""
     for kind in move_type[start + 1:]:
-        if kind == ActionType.BLOCK.value:
+        if kind == act:
             return True
         if kind in CLOSERS:
             return False
@@ -46,27 +53,29 @@ def starts(record: dict) -> Iterator[dict]:
             continue
         row = {"chosen": ActionType(int(action_type[pick])).name, "first": ActionType(int(action_type[first])).name,
                "overrule": pick != first, "gain": float(record["q"][pick] - record["q"][first])}
-        if action_type[pick] == ActionType.START_BLITZ.value:
+        if action_type[pick] in ONCE_A_TURN:
             player = record["child_player"][pick]
             moves = [c for c in range(lo, hi) if record["child_player"][c] == player
                      and action_type[c] == ActionType.START_MOVE.value]
-            row["blocked"] = blocked_after(record["move_type"], int(record["move"][i]))
+            row["used"] = used_after(record["move_type"], int(record["move"][i]), ONCE_A_TURN[int(action_type[pick])])
             row["move_visited"] = bool(moves) and int(record["visits"][moves[0]]) > 0
         yield row
 
 
 def summary(rows: List[dict]) -> Dict[str, object]:
-    """Counts over the decisions of `starts`: overrules by (first choice, chosen), and the blitzes."""
+    """Counts over the decisions of `starts`: overrules by (first choice, chosen), and per once-a-turn
+    action (START_BLITZ, ...) and by whom it was started ("prior" or "overrule") whether it was used."""
     overrules = Counter((r["first"], r["chosen"]) for r in rows if r["overrule"])
-    blitzes = {}
-    for by in ("prior", "overrule"):
-        group = [r for r in rows if r["chosen"] == "START_BLITZ" and r["overrule"] == (by == "overrule")]
-        unblocked = [r for r in group if not r["blocked"]]
-        blitzes[by] = {"blitzes": len(group), "no block": len(unblocked),
-                       "no block, move unvisited": sum(not r["move_visited"] for r in unblocked),
-                       "mean gain, blocked": _mean([r["gain"] for r in group if r["blocked"]]),
-                       "mean gain, no block": _mean([r["gain"] for r in unblocked])}
-    return {"starts": len(rows), "overruled": sum(overrules.values()), "overrules": overrules, "blitzes": blitzes}
+    once = {}
+    for start in (ActionType(kind).name for kind in ONCE_A_TURN):
+        for by in ("prior", "overrule"):
+            group = [r for r in rows if r["chosen"] == start and r["overrule"] == (by == "overrule")]
+            unused = [r for r in group if not r["used"]]
+            once[start, by] = {"started": len(group), "unused": len(unused),
+                               "unused, move unvisited": sum(not r["move_visited"] for r in unused),
+                               "mean gain, used": _mean([r["gain"] for r in group if r["used"]]),
+                               "mean gain, unused": _mean([r["gain"] for r in unused])}
+    return {"starts": len(rows), "overruled": sum(overrules.values()), "overrules": overrules, "once": once}
 
 
 def _mean(values: List[float]) -> float:
@@ -91,12 +100,13 @@ def main() -> None:
     print("\n| The priors' first choice | The search's | Decisions |\n|---|---|---:|")
     for (first, chosen), count in result["overrules"].most_common():
         print(f"| {first} | {chosen} | {count} |")
-    print("\n| Blitzes started | Blitzes | No block | No block, the player's START_MOVE never visited "
-          "| Mean value gain, blocked | No block |\n|---|---:|---:|---:|---:|---:|")
-    for by, b in result["blitzes"].items():
-        print(f"| by the {'priors' if by == 'prior' else 'search, overruling them'} | {b['blitzes']} | {b['no block']} "
-              f"| {b['no block, move unvisited']} "
-              f"| {_signed(b['mean gain, blocked'])} | {_signed(b['mean gain, no block'])} |")
+    print("\n| Once-a-turn action | Started by | Started | Not used (no block, throw, hand-off or foul) "
+          "| Not used, the player's START_MOVE never visited | Mean value gain, used | Not used |"
+          "\n|---|---|---:|---:|---:|---:|---:|")
+    for (start, by), b in result["once"].items():
+        print(f"| {start} | {'the priors' if by == 'prior' else 'the search, overruling them'} | {b['started']} "
+              f"| {b['unused']} | {b['unused, move unvisited']} "
+              f"| {_signed(b['mean gain, used'])} | {_signed(b['mean gain, unused'])} |")
 
 
 if __name__ == "__main__":
