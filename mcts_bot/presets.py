@@ -35,7 +35,7 @@ before, up to commit 9442fe2.
 at its first step having done nothing of its kind (`Preset.prune_openings`: the player's action
 ended, a move but onto the loose ball), for the same reason, on the default before the exposure;
 not kept (3.5 points behind it over 20 games against `grod`, docs/bot-bowl-board.md).
-It plays a blitz whose own subtree would only move as that player's move (`Preset.idle_blitz_as_move`,
+The default plays a blitz whose own subtree would only move as that player's move (`Preset.idle_blitz_as_move`,
 measured as `default-idle-blitz-as-move`): the search had started blitzes its priors did not want and spent
 them on a move; `default-worthy-blocks` is the default before, up to commit 412c249.
 `learned` is `default-scripted`, `default-prune` the default before the exposure (`default-no-exposure`),
