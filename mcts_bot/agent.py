@@ -17,7 +17,7 @@ from mcts_bot.adapter import timing
 from mcts_bot.adapter.hashing import game_state_hash
 from mcts_bot.adapter.search_copy import SearchGame, private_copy
 from mcts_bot.core.nodes import ActionNode, ChanceNode
-from mcts_bot.core.policies import FinalPolicy, RolloutPolicy, TreePolicy, idle_blitz_as_move, most_visited
+from mcts_bot.core.policies import FinalPolicy, RolloutPolicy, TreePolicy, idle_action_as_move, most_visited
 from mcts_bot.core.preset import Heuristic, Preset
 from mcts_bot.core.search import Budget, SearchResult, SearchStats, run_search
 from mcts_bot.knowledge.scripted import scripted_or_safe_action
@@ -226,8 +226,8 @@ class MCTSBot(botbowl.Agent):
         chosen = result.choice if result.choice is not None else self._choose(result.root, preset)
         if chosen is None:
             return self._fallback(game)
-        if preset.idle_blitz_as_move:
-            chosen = idle_blitz_as_move(result.root, chosen)
+        if preset.idle_as_move:
+            chosen = idle_action_as_move(result.root, chosen, preset.idle_as_move)
         # expand_all put the root's children in prior order: the first is the priors' own choice.
         self.totals.overruled += self.preset.priors is not None and chosen is not result.root.children[0]
         self.last_choice = chosen

@@ -35,9 +35,10 @@ before, up to commit 9442fe2.
 at its first step having done nothing of its kind (`Preset.prune_openings`: the player's action
 ended, a move but onto the loose ball), for the same reason, on the default before the exposure;
 not kept (3.5 points behind it over 20 games against `grod`, docs/bot-bowl-board.md).
-The default plays a blitz whose own subtree would only move as that player's move (`Preset.idle_blitz_as_move`,
+The default plays a blitz whose own subtree would only move as that player's move (`Preset.idle_as_move`,
 measured as `default-idle-blitz-as-move`): the search had started blitzes its priors did not want and spent
 them on a move; `default-worthy-blocks` is the default before, up to commit 412c249.
+`default-idle-actions-as-move` does the same with hand-offs and fouls (not yet measured).
 `learned` is `default-scripted`, `default-prune` the default before the exposure (`default-no-exposure`),
 `default-exposure` the default before its own frame (`default-board-order`; its measurements were
 run at 4b015f2, before the guards), `default-own-frame` the default before the block filter
@@ -57,11 +58,12 @@ from typing import Dict, Optional, Union
 
 import botbowl
 import numpy as np
-from botbowl.core import Action
+from botbowl.core import Action, ActionType
 
 from mcts_bot.adapter.boards import on_bot_bowl_board
 from mcts_bot.core.gumbel import GumbelRoot
 from mcts_bot.core.policies import (
+    IDLE_AS_MOVE,
     RememberedChoice,
     RolloutPolicy,
     botbowl_order,
@@ -172,7 +174,7 @@ DEFAULT_WORTHY_BLOCKS = DEFAULT_ALL_BLOCKS.replace(
 # A blitz whose own subtree would only move is played as that player's move: the search started blitzes its
 # priors did not want and spent them on a move (docs/bot-bowl-board.md, "Blitzes the search started, spent
 # on a move").
-DEFAULT = DEFAULT_WORTHY_BLOCKS.replace(name="default", idle_blitz_as_move=True)
+DEFAULT = DEFAULT_WORTHY_BLOCKS.replace(name="default", idle_as_move=frozenset({ActionType.START_BLITZ}))
 
 UNMENDED_BOARD_CHOICE = partial(board_choice, grod=GROD_CHOICE)
 # The Bot Bowl board's choice before its own frame: ties settled by botbowl's board order (`default-board-order`).
@@ -219,6 +221,9 @@ ABLATIONS = (
     DEFAULT.replace(name="default-margin", final_policy=BOARD_FINAL_CHOICE.bot_bowl),
     DEFAULT.replace(name="default-no-margin", final_policy=BOARD_FINAL_CHOICE.smaller),
     DEFAULT.replace(name="default-turn-tree", turn_tree=True),
+    # Hand-offs and fouls too: the search starts hand-offs against its priors and almost never hands off in
+    # them (docs/bot-bowl-board.md, "The other once-a-turn actions, counted").
+    DEFAULT.replace(name="default-idle-actions-as-move", idle_as_move=frozenset(IDLE_AS_MOVE)),
     DEFAULT.replace(name="default-span-floor", tree_policy=partial(puct, min_span=0.1)),
     DEFAULT.replace(name="default-puct-greedy", tree_policy=partial(puct, c=0.75)),
     DEFAULT.replace(name="default-puct-wide", tree_policy=partial(puct, c=3.0)),

@@ -60,7 +60,7 @@ def test_stats_after_a_decision():
 
 @pytest.mark.parametrize("board", [1, 3])
 @pytest.mark.parametrize("mcts_home", [True, False])
-@pytest.mark.parametrize("preset", ["default", "default-openings", "default-worthy-blocks", "vanilla"])
+@pytest.mark.parametrize("preset", ["default", "default-openings", "default-idle-actions-as-move", "vanilla"])
 def test_full_game_against_random_only_legal_actions(board, mcts_home, preset):
     mismatches, overruled = [], []
 

@@ -14,7 +14,7 @@ from mcts_bot.adapter.actions import step
 from mcts_bot.adapter.game_memos import MAX_GAMES, game_memo
 from mcts_bot.adapter.search_copy import private_copy
 from mcts_bot.core.nodes import ActionNode, ChanceNode
-from mcts_bot.core.policies import (idle_blitz_as_move, lower_bound, most_visited, normalized_ucb1, puct, robust_child,
+from mcts_bot.core.policies import (idle_action_as_move, lower_bound, most_visited, normalized_ucb1, puct, robust_child,
                                   ucb1)
 from mcts_bot.presets import board_choice, get_preset
 
@@ -269,17 +269,18 @@ def test_the_knowledge_on_copies_played_forward_and_dropped_keeps_a_bounded_numb
     assert sum(ref() is not None for ref in copies) <= MAX_GAMES
 
 
-def _blitz_tree(then_kind, then_offers, move_offered=True):
-    """A root offering X's blitz (searched: its continuation `then_kind` most visited, whose outcome offers
-    `then_offers`; a block tried less), Y's move, and X's move if `move_offered` (never visited)."""
+def _blitz_tree(then_kind, then_offers, move_offered=True, start=ActionType.START_BLITZ, act=ActionType.BLOCK):
+    """A root offering X's blitz (or `start`; searched: its continuation `then_kind` most visited, whose
+    outcome offers `then_offers`; a block, or `act`, tried less), Y's move, and X's move if `move_offered`
+    (never visited)."""
     x, y = (Player(pid, role=None, name=pid, nr=1, team=None) for pid in ("x", "y"))
     root = ActionNode(key=0, actions=[], is_opponent=False, terminal=False)
-    blitz = ChanceNode(Action(ActionType.START_BLITZ, player=x), False)
+    blitz = ChanceNode(Action(start, player=x), False)
     started = ActionNode(key=1, actions=[], is_opponent=False, terminal=False)
     then = ChanceNode(Action(then_kind, position=Square(5, 5)), False)
     then.visits = 30
     then.outcomes[2] = ActionNode(key=2, actions=[Action(kind) for kind in then_offers], is_opponent=False, terminal=False)
-    block = ChanceNode(Action(ActionType.BLOCK, position=Square(6, 5)), False)
+    block = ChanceNode(Action(act, position=Square(6, 5)), False)
     block.visits = 10
     started.children = [then, block]
     blitz.outcomes[1] = started
@@ -293,25 +294,43 @@ def _blitz_tree(then_kind, then_offers, move_offered=True):
 def test_a_blitz_its_subtree_would_only_move_with_is_played_as_the_players_move():
     after_a_move = (ActionType.START_MOVE, ActionType.START_BLOCK, ActionType.END_TURN)  # his action over
     root, blitz = _blitz_tree(ActionType.MOVE, after_a_move)
-    played = idle_blitz_as_move(root, blitz)
+    played = idle_action_as_move(root, blitz)
     assert played.action.action_type == ActionType.START_MOVE and played.action.player.player_id == "x"
     assert played.visits == 0  # never searched: the blitz's move was, and the move action does the same
     root, blitz = _blitz_tree(ActionType.END_PLAYER_TURN, after_a_move)
-    assert idle_blitz_as_move(root, blitz) is root.children[2]
+    assert idle_action_as_move(root, blitz) is root.children[2]
     # Kept: the block most visited; a move after which a block is offered (the ball picked up); no move to play.
     for then, offers, move in ((ActionType.BLOCK, after_a_move, True), (ActionType.MOVE, (ActionType.BLOCK,), True),
                                (ActionType.MOVE, after_a_move, False)):
         root, blitz = _blitz_tree(then, offers, move)
-        assert idle_blitz_as_move(root, blitz) is blitz
+        assert idle_action_as_move(root, blitz) is blitz
     root, blitz = _blitz_tree(ActionType.MOVE, after_a_move)
     blitz.outcomes[1].children[0].visits = blitz.outcomes[1].children[1].visits = 0
-    assert idle_blitz_as_move(root, blitz) is blitz  # its continuations never searched: nothing known
+    assert idle_action_as_move(root, blitz) is blitz  # its continuations never searched: nothing known
     root, _ = _blitz_tree(ActionType.MOVE, after_a_move)
-    assert idle_blitz_as_move(root, root.children[0]) is root.children[0]  # not a blitz: as chosen
+    assert idle_action_as_move(root, root.children[0]) is root.children[0]  # not a blitz: as chosen
+
+
+def test_a_hand_off_or_foul_its_subtree_would_only_move_in_is_played_as_the_move_when_asked():
+    after_a_move = (ActionType.START_MOVE, ActionType.END_TURN)
+    for start, act in ((ActionType.START_HANDOFF, ActionType.HANDOFF), (ActionType.START_FOUL, ActionType.FOUL)):
+        root, started = _blitz_tree(ActionType.MOVE, after_a_move, start=start, act=act)
+        assert idle_action_as_move(root, started) is started  # blitzes only, unless asked
+        assert idle_action_as_move(root, started, (start,)) is root.children[2]
+        root, started = _blitz_tree(ActionType.MOVE, (act,), start=start, act=act)  # the ball picked up: he may still
+        assert idle_action_as_move(root, started, (start,)) is started
+    root, started = _blitz_tree(ActionType.MOVE, after_a_move, start=ActionType.START_PASS, act=ActionType.PASS)
+    assert idle_action_as_move(root, started, (ActionType.START_PASS,)) is started  # a move does not end a pass
 
 
 def test_the_default_plays_an_idle_blitz_as_a_move_and_the_default_before_did_not():
-    assert get_preset("default").idle_blitz_as_move
+    assert get_preset("default").idle_as_move == {ActionType.START_BLITZ}
     assert get_preset("default-idle-blitz-as-move") == get_preset("default").replace(
         name="default-idle-blitz-as-move")
-    assert not get_preset("default-worthy-blocks").idle_blitz_as_move
+    assert not get_preset("default-worthy-blocks").idle_as_move
+    assert get_preset("default-idle-actions-as-move").idle_as_move == {
+        ActionType.START_BLITZ, ActionType.START_HANDOFF, ActionType.START_FOUL}
+    with pytest.raises(ValueError, match="idle_as_move must be a frozenset of START_BLITZ"):
+        get_preset("default").replace(idle_as_move=frozenset({ActionType.START_PASS}))
+    with pytest.raises(ValueError, match="idle_as_move must be a frozenset"):
+        get_preset("default").replace(idle_as_move=True)

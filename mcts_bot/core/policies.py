@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Collection, Dict, List, Optional
 
 import botbowl
 import numpy as np
@@ -158,27 +158,36 @@ def robust_child(node: ActionNode, z: float = 1.0, min_visits: int = 4, min_spre
     return first
 
 
-def idle_blitz_as_move(root: ActionNode, chosen: ChanceNode) -> ChanceNode:
-    """`chosen`, unless it starts a blitz its own subtree would not block with: then the same player's
-    `START_MOVE`, when the root offers it (visited or not).
+# The once-a-turn actions a move ends (with `Preset.end_moves`, unless it picks up the ball), each
+# with the act it is started for. Not a pass: the thrower may move on, so one step does not tell.
+IDLE_AS_MOVE = {ActionType.START_BLITZ: ActionType.BLOCK, ActionType.START_HANDOFF: ActionType.HANDOFF,
+                ActionType.START_FOUL: ActionType.FOUL}
 
-    The search's most visited continuation of the blitz is then `END_PLAYER_TURN`, or a `MOVE` after
-    which no outcome offers a block (with `Preset.end_moves` a move ends a blitz unless it picks up
-    the ball). The player's move action does the same and leaves the turn's one blitz to another
-    player; nothing in a leaf's value prices the blitz spent, so the search can prefer a blitz whose
-    move it has seen over the same player's move it never visited (docs/bot-bowl-board.md,
-    "Blitzes the search started, spent on a move")."""
+
+def idle_action_as_move(root: ActionNode, chosen: ChanceNode,
+                        kinds: Collection[ActionType] = (ActionType.START_BLITZ,)) -> ChanceNode:
+    """`chosen`, unless it starts a blitz (or another of `kinds`, keys of `IDLE_AS_MOVE`) its own
+    subtree would not block (hand off, foul) in: then the same player's `START_MOVE`, when the root
+    offers it (visited or not).
+
+    The search's most visited continuation of the action is then `END_PLAYER_TURN`, or a `MOVE`
+    after which no outcome offers the act (with `Preset.end_moves` a move ends the action unless it
+    picks up the ball). The player's move action does the same and leaves the turn's one blitz
+    (hand-off, foul) to another player; nothing in a leaf's value prices the action spent, so the
+    search can prefer a blitz whose move it has seen over the same player's move it never visited
+    (docs/bot-bowl-board.md, "Blitzes the search started, spent on a move")."""
     action = chosen.action
-    if action.action_type != ActionType.START_BLITZ or len(chosen.outcomes) != 1:
+    act = IDLE_AS_MOVE.get(action.action_type)
+    if act is None or action.action_type not in kinds or len(chosen.outcomes) != 1:
         return chosen
     started = next(iter(chosen.outcomes.values()))
     if not started.children:
         return chosen
     then = max(started.children, key=lambda child: child.visits)
-    if then.visits == 0:  # the blitz's own subtree not searched yet: nothing says it would only move
+    if then.visits == 0:  # the action's own subtree not searched yet: nothing says it would only move
         return chosen
     if then.action.action_type not in (ActionType.MOVE, ActionType.END_PLAYER_TURN) or any(
-            a.action_type == ActionType.BLOCK for outcome in then.outcomes.values() for a in outcome.actions):
+            a.action_type == act for outcome in then.outcomes.values() for a in outcome.actions):
         return chosen
     return next((child for child in root.children if child.action.action_type == ActionType.START_MOVE
                  and child.action.player is not None and action.player is not None

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, FrozenSet, List, Optional, Tuple
 
 import botbowl
 import numpy as np
-from botbowl.core import Action
+from botbowl.core import Action, ActionType
 
 from mcts_bot.adapter import actions as game_actions
 from mcts_bot.adapter.boards import BOT_BOWL_PLAYERS, on_bot_bowl_board
-from mcts_bot.core.policies import ActionOrder, FinalPolicy, RolloutPolicy, TreePolicy, most_visited
+from mcts_bot.core.policies import IDLE_AS_MOVE, ActionOrder, FinalPolicy, RolloutPolicy, TreePolicy, most_visited
 
 Heuristic = Callable[[botbowl.Game, botbowl.Team], float]
 PriorFn = Callable[[botbowl.Game, List[Action]], List[float]]
@@ -72,8 +72,9 @@ class Preset:
     bias_priors: Optional[PriorFn] = None  # the priors `prior_bias` weighs
     max_rollout_steps: int = 1000  # a guard: a rollout normally ends with the turn long before this
     turn_tree: bool = False  # the tree stops at the end of the turn it decides in: later states are leaves
-    # A blitz whose subtree would only move is played as the player's move (`policies.idle_blitz_as_move`).
-    idle_blitz_as_move: bool = False
+    # The once-a-turn actions (START_BLITZ, START_HANDOFF, START_FOUL) played as the player's move when
+    # their own subtree would only move (`policies.idle_action_as_move`).
+    idle_as_move: FrozenSet[ActionType] = frozenset()
     # With priors: who selects at the root and makes the final choice there (`core.gumbel.GumbelRoot`),
     # in place of the tree and final policies; None: those two.
     root_selection: Optional[RootSelection] = None
@@ -86,6 +87,9 @@ class Preset:
         for name in SWITCHES:
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if not isinstance(self.idle_as_move, frozenset) or not self.idle_as_move <= IDLE_AS_MOVE.keys():
+            raise ValueError(f"idle_as_move must be a frozenset of {', '.join(t.name for t in IDLE_AS_MOVE)}, "
+                             f"got {self.idle_as_move!r}")
         if self.rollout_horizon not in ROLLOUT_HORIZONS:
             raise ValueError(f"rollout_horizon must be one of {', '.join(ROLLOUT_HORIZONS)}, "
                              f"got {self.rollout_horizon!r}")
