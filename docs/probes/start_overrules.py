@@ -19,6 +19,7 @@ from typing import Dict, Iterator, List
 import numpy as np
 from botbowl.core import ActionType
 
+from mcts_bot.core.policies import IDLE_AS_MOVE
 from mcts_bot.harness.collect import saved_games
 from mcts_bot.harness.selfplay import read_game
 
@@ -28,9 +29,8 @@ STARTS = frozenset(t.value for t in (ActionType.START_MOVE, ActionType.START_BLO
 CLOSERS = STARTS | {ActionType.END_PLAYER_TURN.value, ActionType.END_TURN.value}
 
 
-# Each once-a-turn action and the act it is started for.
-ONCE_A_TURN = {ActionType.START_BLITZ.value: ActionType.BLOCK.value, ActionType.START_PASS.value: ActionType.PASS.value,
-               ActionType.START_HANDOFF.value: ActionType.HANDOFF.value, ActionType.START_FOUL.value: ActionType.FOUL.value}
+# Each once-a-turn action and the act it is started for: the bot's own map (which a move ends), and the pass.
+ONCE_A_TURN = {start.value: act.value for start, act in {**IDLE_AS_MOVE, ActionType.START_PASS: ActionType.PASS}.items()}
 
 
 def used_after(move_type: np.ndarray, start: int, act: int = ActionType.BLOCK.value) -> bool:
