@@ -319,8 +319,26 @@ def test_a_hand_off_or_foul_its_subtree_would_only_move_in_is_played_as_the_move
         assert idle_action_as_move(root, started, (start,)) is root.children[2]
         root, started = _blitz_tree(ActionType.MOVE, (act,), start=start, act=act)  # the ball picked up: he may still
         assert idle_action_as_move(root, started, (start,)) is started
-    root, started = _blitz_tree(ActionType.MOVE, after_a_move, start=ActionType.START_PASS, act=ActionType.PASS)
-    assert idle_action_as_move(root, started, (ActionType.START_PASS,)) is started  # a move does not end a pass
+
+
+def test_a_pass_whose_thrower_the_search_would_only_move_is_played_as_the_move_when_asked():
+    # A move does not end a pass: where the thrower may still throw, what the search does next decides.
+    pass_ = (ActionType.START_PASS,)
+    may_throw = (ActionType.MOVE, ActionType.PASS, ActionType.END_PLAYER_TURN)
+    root, started = _blitz_tree(ActionType.MOVE, (ActionType.MOVE, ActionType.END_PLAYER_TURN), start=pass_[0],
+                                act=ActionType.PASS)
+    assert idle_action_as_move(root, started) is started  # blitzes only, unless asked
+    assert idle_action_as_move(root, started, pass_) is root.children[2]  # no ball: he cannot throw
+    for then_there, visits, played in ((ActionType.END_PLAYER_TURN, 8, 2), (ActionType.PASS, 8, 1),
+                                       (ActionType.END_PLAYER_TURN, 0, 1), (None, 0, 1)):
+        root, started = _blitz_tree(ActionType.MOVE, may_throw, start=pass_[0], act=ActionType.PASS)
+        after = started.outcomes[1].children[0].outcomes[2]
+        if then_there is not None:
+            after.children = [ChanceNode(Action(ActionType.MOVE, position=Square(4, 4)), False),
+                              ChanceNode(Action(then_there, position=Square(9, 5)), False)]
+            after.children[1].visits = visits
+        expected = root.children[2] if played == 2 else started
+        assert idle_action_as_move(root, started, pass_) is expected, (then_there, visits)
 
 
 def test_the_default_plays_an_idle_blitz_as_a_move_and_the_default_before_did_not():
@@ -329,8 +347,8 @@ def test_the_default_plays_an_idle_blitz_as_a_move_and_the_default_before_did_no
         name="default-idle-blitz-as-move")
     assert not get_preset("default-worthy-blocks").idle_as_move
     assert get_preset("default-idle-actions-as-move").idle_as_move == {
-        ActionType.START_BLITZ, ActionType.START_HANDOFF, ActionType.START_FOUL}
+        ActionType.START_BLITZ, ActionType.START_HANDOFF, ActionType.START_FOUL, ActionType.START_PASS}
     with pytest.raises(ValueError, match="idle_as_move must be a frozenset of START_BLITZ"):
-        get_preset("default").replace(idle_as_move=frozenset({ActionType.START_PASS}))
+        get_preset("default").replace(idle_as_move=frozenset({ActionType.START_MOVE}))
     with pytest.raises(ValueError, match="idle_as_move must be a frozenset"):
         get_preset("default").replace(idle_as_move=True)

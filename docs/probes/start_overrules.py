@@ -29,8 +29,8 @@ STARTS = frozenset(t.value for t in (ActionType.START_MOVE, ActionType.START_BLO
 CLOSERS = STARTS | {ActionType.END_PLAYER_TURN.value, ActionType.END_TURN.value}
 
 
-# Each once-a-turn action and the act it is started for: the bot's own map (which a move ends), and the pass.
-ONCE_A_TURN = {start.value: act.value for start, act in {**IDLE_AS_MOVE, ActionType.START_PASS: ActionType.PASS}.items()}
+# Each once-a-turn action and the act it is started for: the bot's own map.
+ONCE_A_TURN = {start.value: act.value for start, act in IDLE_AS_MOVE.items()}
 
 
 def used_after(move_type: np.ndarray, start: int, act: int = ActionType.BLOCK.value) -> bool:

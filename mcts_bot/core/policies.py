@@ -158,24 +158,26 @@ def robust_child(node: ActionNode, z: float = 1.0, min_visits: int = 4, min_spre
     return first
 
 
-# The once-a-turn actions a move ends (with `Preset.end_moves`, unless it picks up the ball), each
-# with the act it is started for. Not a pass: the thrower may move on, so one step does not tell.
+# The once-a-turn actions, each with the act it is started for. A move ends all but a pass (with
+# `Preset.end_moves`, unless it picks up the ball); after a pass's move the thrower may go on.
 IDLE_AS_MOVE = {ActionType.START_BLITZ: ActionType.BLOCK, ActionType.START_HANDOFF: ActionType.HANDOFF,
-                ActionType.START_FOUL: ActionType.FOUL}
+                ActionType.START_FOUL: ActionType.FOUL, ActionType.START_PASS: ActionType.PASS}
 
 
 def idle_action_as_move(root: ActionNode, chosen: ChanceNode,
                         kinds: Collection[ActionType] = (ActionType.START_BLITZ,)) -> ChanceNode:
     """`chosen`, unless it starts a blitz (or another of `kinds`, keys of `IDLE_AS_MOVE`) its own
-    subtree would not block (hand off, foul) in: then the same player's `START_MOVE`, when the root
-    offers it (visited or not).
+    subtree would not block (hand off, foul, throw) in: then the same player's `START_MOVE`, when the
+    root offers it (visited or not).
 
     The search's most visited continuation of the action is then `END_PLAYER_TURN`, or a `MOVE`
-    after which no outcome offers the act (with `Preset.end_moves` a move ends the action unless it
-    picks up the ball). The player's move action does the same and leaves the turn's one blitz
-    (hand-off, foul) to another player; nothing in a leaf's value prices the action spent, so the
-    search can prefer a blitz whose move it has seen over the same player's move it never visited
-    (docs/bot-bowl-board.md, "Blitzes the search started, spent on a move")."""
+    after which no outcome lets him still act: none offers the act, or where one does, the search's
+    most visited continuation there is `END_PLAYER_TURN` (a pass goes on after a move; with
+    `Preset.end_moves` a move ends the others unless it picks up the ball). The player's move action
+    does the same and leaves the turn's one blitz (hand-off, foul, pass) to another player; nothing
+    in a leaf's value prices the action spent, so the search can prefer a blitz whose move it has
+    seen over the same player's move it never visited (docs/bot-bowl-board.md, "Blitzes the search
+    started, spent on a move")."""
     action = chosen.action
     act = IDLE_AS_MOVE.get(action.action_type)
     if act is None or action.action_type not in kinds or len(chosen.outcomes) != 1:
@@ -187,11 +189,19 @@ def idle_action_as_move(root: ActionNode, chosen: ChanceNode,
     if then.visits == 0:  # the action's own subtree not searched yet: nothing says it would only move
         return chosen
     if then.action.action_type not in (ActionType.MOVE, ActionType.END_PLAYER_TURN) or any(
-            a.action_type == act for outcome in then.outcomes.values() for a in outcome.actions):
+            _may_still_act(outcome, act) for outcome in then.outcomes.values()):
         return chosen
     return next((child for child in root.children if child.action.action_type == ActionType.START_MOVE
                  and child.action.player is not None and action.player is not None
                  and child.action.player.player_id == action.player.player_id), chosen)
+
+
+def _may_still_act(node: ActionNode, act: ActionType) -> bool:
+    """Whether `node` offers `act` and the search has not settled on ending the action there instead."""
+    if not any(a.action_type == act for a in node.actions):
+        return False
+    then = max(node.children, key=lambda child: child.visits, default=None)
+    return then is None or then.visits == 0 or then.action.action_type != ActionType.END_PLAYER_TURN
 
 
 def lower_bound(node: ActionNode, child: ChanceNode, z: float = 1.0, min_spread: float = 0.02) -> float:
