@@ -329,16 +329,27 @@ def test_a_pass_whose_thrower_the_search_would_only_move_is_played_as_the_move_w
                                 act=ActionType.PASS)
     assert idle_action_as_move(root, started) is started  # blitzes only, unless asked
     assert idle_action_as_move(root, started, pass_) is root.children[2]  # no ball: he cannot throw
-    for then_there, visits, played in ((ActionType.END_PLAYER_TURN, 8, 2), (ActionType.PASS, 8, 1),
-                                       (ActionType.END_PLAYER_TURN, 0, 1), (None, 0, 1)):
+    # Where he may still throw: the move action only when the search would end his action there.
+    for then_there, visits, as_move in ((ActionType.END_PLAYER_TURN, 8, True), (ActionType.PASS, 8, False),
+                                        (ActionType.END_PLAYER_TURN, 0, False), (None, 0, False)):
         root, started = _blitz_tree(ActionType.MOVE, may_throw, start=pass_[0], act=ActionType.PASS)
-        after = started.outcomes[1].children[0].outcomes[2]
-        if then_there is not None:
-            after.children = [ChanceNode(Action(ActionType.MOVE, position=Square(4, 4)), False),
-                              ChanceNode(Action(then_there, position=Square(9, 5)), False)]
-            after.children[1].visits = visits
-        expected = root.children[2] if played == 2 else started
+        _search_after_the_move(started, then_there, visits)
+        expected = root.children[2] if as_move else started
         assert idle_action_as_move(root, started, pass_) is expected, (then_there, visits)
+    # The same look for a blitzer who picked the ball up on his move (which then does not end his blitz).
+    root, blitz = _blitz_tree(ActionType.MOVE, (ActionType.MOVE, ActionType.BLOCK, ActionType.END_PLAYER_TURN))
+    _search_after_the_move(blitz, ActionType.END_PLAYER_TURN, 8)
+    assert idle_action_as_move(root, blitz) is root.children[2]
+
+
+def _search_after_the_move(started: ChanceNode, then_there, visits: int) -> None:
+    """Children for the state after `_blitz_tree`'s move: a move, and `then_there` visited `visits` times."""
+    if then_there is None:
+        return
+    after = started.outcomes[1].children[0].outcomes[2]
+    after.children = [ChanceNode(Action(ActionType.MOVE, position=Square(4, 4)), False),
+                      ChanceNode(Action(then_there, position=Square(9, 5)), False)]
+    after.children[1].visits = visits
 
 
 def test_the_default_plays_an_idle_blitz_as_a_move_and_the_default_before_did_not():

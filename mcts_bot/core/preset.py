@@ -72,8 +72,8 @@ class Preset:
     bias_priors: Optional[PriorFn] = None  # the priors `prior_bias` weighs
     max_rollout_steps: int = 1000  # a guard: a rollout normally ends with the turn long before this
     turn_tree: bool = False  # the tree stops at the end of the turn it decides in: later states are leaves
-    # The once-a-turn actions (START_BLITZ, START_HANDOFF, START_FOUL, START_PASS) played as the player's move when
-    # their own subtree would only move (`policies.idle_action_as_move`).
+    # The once-a-turn actions (START_BLITZ, START_HANDOFF, START_FOUL, START_PASS) played as the
+    # player's move when their own subtree would only move (`policies.idle_action_as_move`).
     idle_as_move: FrozenSet[ActionType] = frozenset()
     # With priors: who selects at the root and makes the final choice there (`core.gumbel.GumbelRoot`),
     # in place of the tree and final policies; None: those two.
