@@ -182,11 +182,8 @@ def idle_action_as_move(root: ActionNode, chosen: ChanceNode,
     act = IDLE_AS_MOVE.get(action.action_type)
     if act is None or action.action_type not in kinds or len(chosen.outcomes) != 1:
         return chosen
-    started = next(iter(chosen.outcomes.values()))
-    if not started.children:
-        return chosen
-    then = max(started.children, key=lambda child: child.visits)
-    if then.visits == 0:  # the action's own subtree not searched yet: nothing says it would only move
+    then = _searched_continuation(next(iter(chosen.outcomes.values())))
+    if then is None:  # the action's own subtree not searched yet: nothing says it would only move
         return chosen
     if then.action.action_type not in (ActionType.MOVE, ActionType.END_PLAYER_TURN) or any(
             _may_still_act(outcome, act) for outcome in then.outcomes.values()):
@@ -200,8 +197,14 @@ def _may_still_act(node: ActionNode, act: ActionType) -> bool:
     """Whether `node` offers `act` and the search has not settled on ending the action there instead."""
     if not any(a.action_type == act for a in node.actions):
         return False
+    then = _searched_continuation(node)
+    return then is None or then.action.action_type != ActionType.END_PLAYER_TURN
+
+
+def _searched_continuation(node: ActionNode) -> Optional[ChanceNode]:
+    """`node`'s most visited child (the first of a tie), or None when no child was visited."""
     then = max(node.children, key=lambda child: child.visits, default=None)
-    return then is None or then.visits == 0 or then.action.action_type != ActionType.END_PLAYER_TURN
+    return then if then is not None and then.visits > 0 else None
 
 
 def lower_bound(node: ActionNode, child: ChanceNode, z: float = 1.0, min_spread: float = 0.02) -> float:
