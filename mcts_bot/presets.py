@@ -222,8 +222,8 @@ ABLATIONS = (
     DEFAULT.replace(name="default-margin", final_policy=BOARD_FINAL_CHOICE.bot_bowl),
     DEFAULT.replace(name="default-no-margin", final_policy=BOARD_FINAL_CHOICE.smaller),
     DEFAULT.replace(name="default-turn-tree", turn_tree=True),
-    # Hand-offs and fouls too: the search starts hand-offs against its priors and almost never hands off in
-    # them (docs/bot-bowl-board.md, "The other once-a-turn actions, counted").
+    # Hand-offs, fouls and passes too: the search starts hand-offs and passes against its priors and
+    # almost never hands off or throws in them (docs/bot-bowl-board.md, "The other once-a-turn actions, counted").
     DEFAULT.replace(name="default-idle-actions-as-move", idle_as_move=frozenset(IDLE_AS_MOVE)),
     DEFAULT.replace(name="default-span-floor", tree_policy=partial(puct, min_span=0.1)),
     DEFAULT.replace(name="default-puct-greedy", tree_policy=partial(puct, c=0.75)),
