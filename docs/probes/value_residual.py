@@ -44,7 +44,8 @@ class Correction:
         self.shipped, self.columns = shipped, columns
 
     def _design(self, data: training.SelfPlayValues) -> np.ndarray:
-        logit = training._logit(self.shipped.predict(data.x))[:, None]
+        v = np.clip(self.shipped.predict(data.x), 1e-4, 1 - 1e-4)  # the clip training.calibration uses
+        logit = np.log(v / (1 - v))[:, None]
         extra = (data.x[:, self.columns] - self.mean) / self.scale
         return np.hstack([logit, extra, np.ones((len(data.x), 1))])
 
