@@ -21,8 +21,8 @@ from mcts_bot.knowledge.value import ValueModel, model_path
 
 
 def fit_logistic(z: np.ndarray, y: np.ndarray, penalty: np.ndarray) -> np.ndarray:
-    """Weights w (the last column of z a constant) minimising the mean log-loss of sigmoid(z w) plus
-    sum(penalty * w**2), by Newton steps: convex, so it converges from zero."""
+    """Weights w minimising the mean log-loss of sigmoid(z w) plus sum(penalty * w**2), by Newton
+    steps: convex, so it converges from zero."""
     w = np.zeros(z.shape[1])
     n = len(y)
     for _ in range(50):
@@ -61,8 +61,8 @@ class Correction:
         return 1 / (1 + np.exp(-np.clip(self._design(data) @ self.w, -30, 30)))
 
 
-def out_of_fold(data: training.SelfPlayValues, folds: int, seed: int, shipped: ValueModel, columns: np.ndarray,
-                l2: float) -> np.ndarray:
+def corrected_out_of_fold(data: training.SelfPlayValues, folds: int, seed: int, shipped: ValueModel,
+                          columns: np.ndarray, l2: float) -> np.ndarray:
     return training.out_of_fold(data, folds, seed, lambda train, held:
                                 Correction(shipped, columns).fit(train, l2).predict(held))
 
@@ -80,10 +80,10 @@ def main() -> None:
     shipped = ValueModel.load(model_path(args.board))
     every = np.arange(len(FEATURE_NAMES))
     rows = {"shipped value": shipped.predict(data.x),
-            "recalibrated (a, b)": out_of_fold(data, args.folds, args.seed, shipped, every[:0], 0)}
+            "recalibrated (a, b)": corrected_out_of_fold(data, args.folds, args.seed, shipped, every[:0], 0)}
     for l2 in args.l2:
-        rows[f"corrected, {len(every)} features, L2 {l2:g}"] = out_of_fold(data, args.folds, args.seed, shipped,
-                                                                           every, l2)
+        rows[f"corrected, {len(every)} features, L2 {l2:g}"] = corrected_out_of_fold(
+            data, args.folds, args.seed, shipped, every, l2)
     base, sizes = training.log_losses_by_game(rows["recalibrated (a, b)"], data.result, data.game)
     print(f"{len(np.unique(data.game))} games, {len(data.x)} searched decisions, {args.folds} folds\n")
     print("| Value | Log-loss | Less the recalibrated, 95% bootstrap by game |\n|---|---:|---:|")
