@@ -8,7 +8,8 @@ decision's visit shares alone; the open-carrier probe keeps each game as it ends
 probes keep a teammate's move with dice out of the offence; the relay probe raises only the scores of
 passes and hand-offs, by what their gain left out against the carrier's moves; the luck probe splits each
 game into its start, play and luck, exactly, counts no luck where no dice are thrown, and resumes; the
-recorded games' probes judge each carrier's turn once and count each started action once."""
+recorded games' probes judge each carrier's turn once and count each started action once; the value's
+correction with no features is the recalibration, and with them finds what the value leaves out."""
 import importlib.util
 import json
 import sys
@@ -656,3 +657,29 @@ def test_the_start_overrules_probe_counts_each_started_action_and_whether_it_was
         assert sum(result["once"][start, by]["unused"] for by in ("prior", "overrule")) == \
             sum(not r["used"] for r in started)
     assert any(r["chosen"] == "START_BLITZ" for r in rows)
+
+
+def test_the_value_residual_probe_with_no_features_is_the_recalibration_and_finds_a_features_signal():
+    probe = file_probe(Path(__file__).parent.parent / "docs" / "probes" / "value_residual.py", "value_residual")
+    rng = np.random.RandomState(0)
+    n = 4000
+    x = rng.normal(size=(n, 3))
+
+    class Shipped:  # a value that reads the first feature only, half as strongly as the results do
+        @staticmethod
+        def predict(states):
+            return 1 / (1 + np.exp(-0.5 * states[:, 0]))
+
+    truth = 1 / (1 + np.exp(-(x[:, 0] + 0.3 + 1.5 * x[:, 2])))
+    data = training.SelfPlayValues(x=x, result=(rng.uniform(size=n) < truth).astype(float),
+                                   root_value=np.full(n, 0.5), game=np.arange(n) // 40)
+    alone = probe.Correction(Shipped, np.arange(0)).fit(data, 0.0)
+    platt = training.calibrated(Shipped.predict(x), training.calibration(Shipped.predict(x), data.result))
+    # the same two numbers as training's recalibration, but for its small ridge on the slope: the exact minimum
+    assert training.log_loss(platt, data.result) - 1e-3 < training.log_loss(alone.predict(data), data.result) \
+        <= training.log_loss(platt, data.result)
+    with_third = probe.Correction(Shipped, np.array([2])).fit(data, 1e-4)
+    assert with_third.w[1] > 1.0  # the feature the shipped value leaves out, found (per standard deviation)
+    held = probe.corrected_out_of_fold(data, 5, 0, Shipped, np.array([2]), 1e-4)
+    assert training.log_loss(held, data.result) < training.log_loss(
+        probe.corrected_out_of_fold(data, 5, 0, Shipped, np.arange(0), 0.0), data.result)
