@@ -13,11 +13,16 @@ seed); each row less the recalibration, with a 95% bootstrap by game:
 """
 import argparse
 from pathlib import Path
+
 import numpy as np
 
 from mcts_bot.harness import training
 from mcts_bot.knowledge.features import FEATURE_NAMES
 from mcts_bot.knowledge.value import ValueModel, model_path
+
+
+def sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-np.clip(z, -30, 30)))
 
 
 def fit_logistic(z: np.ndarray, y: np.ndarray, penalty: np.ndarray) -> np.ndarray:
@@ -26,7 +31,7 @@ def fit_logistic(z: np.ndarray, y: np.ndarray, penalty: np.ndarray) -> np.ndarra
     w = np.zeros(z.shape[1])
     n = len(y)
     for _ in range(50):
-        q = 1 / (1 + np.exp(-np.clip(z @ w, -30, 30)))
+        q = sigmoid(z @ w)
         grad = z.T @ (q - y) / n + 2 * penalty * w
         hess = (z * (q * (1 - q))[:, None]).T @ z / n + np.diag(2 * penalty + 1e-9)
         step = np.linalg.solve(hess, grad)
@@ -58,7 +63,7 @@ class Correction:
         return self
 
     def predict(self, data: training.SelfPlayValues) -> np.ndarray:
-        return 1 / (1 + np.exp(-np.clip(self._design(data) @ self.w, -30, 30)))
+        return sigmoid(self._design(data) @ self.w)
 
 
 def corrected_out_of_fold(data: training.SelfPlayValues, folds: int, seed: int, shipped: ValueModel,
