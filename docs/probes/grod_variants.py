@@ -56,13 +56,11 @@ def weights_from_env(text: Optional[str]) -> Dict[str, object]:
     weights: Dict[str, object] = {}
     for item in filter(None, (part.strip() for part in (text or "").split(","))):
         name, _, value = item.partition("=")
-        if not hasattr(grod, name) or not isinstance(getattr(grod, name), (int, float)):
-            raise ValueError(f"GROD_WEIGHTS: {name!r} is not a weight of mcts_bot/knowledge/grod.py")
-        try:
-            weights[name] = type(getattr(grod, name))(value)
-        except ValueError:
-            raise ValueError(f"GROD_WEIGHTS: {item!r} needs a number, as NAME=VALUE") from None
-    return weights
+        weights[name] = value
+    try:
+        return grod.check_weights(weights)
+    except ValueError as exc:
+        raise ValueError(f"GROD_WEIGHTS: {exc}") from None
 
 
 class WeightsGrod(PatchedGrod):

@@ -4,6 +4,7 @@ Results come back as tasks finish, in any order, so that the caller can write ea
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Callable, Iterator, Optional, Sequence, TypeVar
 
 Task = TypeVar("Task")
@@ -40,7 +41,10 @@ def run_tasks(fn: Callable[[Task], Result], tasks: Sequence[Task], *, workers: i
                 yield future.result()
 
 
-def _run_ray(fn, tasks, workers: int, address: Optional[str]):
+@contextmanager
+def ray_session(workers: int, address: Optional[str]) -> Iterator[None]:
+    """Ray joined (or a local Ray started) for the duration, unless it already is: a caller with many
+    rounds of tasks (a tuning's iterations) opens one session around them all, not one per round."""
     try:
         import ray
     except ImportError:
@@ -50,11 +54,17 @@ def _run_ray(fn, tasks, workers: int, address: Optional[str]):
         ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False,
                  log_to_driver=False, logging_level="ERROR")
     try:
+        yield
+    finally:
+        if started_here:
+            ray.shutdown()
+
+
+def _run_ray(fn, tasks, workers: int, address: Optional[str]):
+    with ray_session(workers, address):
+        import ray
         remote_fn = ray.remote(num_cpus=1)(fn)
         pending = [remote_fn.remote(task) for task in tasks]
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             yield ray.get(done[0])
-    finally:
-        if started_here:
-            ray.shutdown()

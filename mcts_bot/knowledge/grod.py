@@ -33,10 +33,11 @@ a safe legal action.
 from __future__ import annotations
 
 import weakref
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
-from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import botbowl
 import botbowl.core.pathfinding as pf
@@ -156,6 +157,34 @@ FORMATIONS_KICK = (ActionType.SETUP_FORMATION_ZONE,  # depth against the run, fi
 START_TYPES = (ActionType.START_MOVE, ActionType.START_BLOCK, ActionType.START_BLITZ, ActionType.START_PASS,
                ActionType.START_HANDOFF, ActionType.START_FOUL)  # the player actions the planner knows
 GFI_PROB = 5.0 / 6.0  # a go-for-it fails on a 1
+
+
+def check_weights(values: Dict[str, float]) -> Dict[str, float]:
+    """`values` as weights of this module (a name above, a number of its type); a clear error otherwise."""
+    checked = {}
+    for name, value in values.items():
+        shipped = globals().get(name)
+        if not name.isupper() or isinstance(shipped, bool) or not isinstance(shipped, (int, float)):
+            raise ValueError(f"{name!r} is not a weight of mcts_bot/knowledge/grod.py (an upper-case number there)")
+        try:
+            checked[name] = type(shipped)(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"the weight {name} needs a number, got {value!r}") from None
+    return checked
+
+
+@contextmanager
+def weights_set(values: Dict[str, float]) -> Iterator[None]:
+    """This module's weights set to `values` for the duration, then restored: a bot with weights of its
+    own can play in a process whose other bots play the shipped ones (the module reads them at each call)."""
+    values = check_weights(values)
+    saved = {name: globals()[name] for name in values}
+    globals().update(values)
+    try:
+        yield
+    finally:
+        globals().update(saved)
+
 
 Step = Tuple[ActionType, Optional[botbowl.Square]]
 
