@@ -1,12 +1,13 @@
 """Probe: the default searching with the weights a tuning found (`scripts/run.sh tune`), as a bot of
-one's own for `--bots FILE.py:CLASS` (docs/bot-bowl-board.md, "The knowledge's weights tuned by play").
+one's own for `--bots FILE.py:CLASS` (docs/tuning.md).
 
 `grod`'s weights are set to those of $TUNED_WEIGHTS (a tuning's weights.json) while the bot decides, so
 its priors and the playouts that finish its leaves plan with them; an opponent in the same process
-plays the shipped ones:
+plays the shipped ones. It searches 1 s a decision whatever the script's budget (a file's bot is built
+from its name and seed alone):
 
     TUNED_WEIGHTS=results/tune-11/weights.json scripts/run.sh trace \\
-        --bots docs/probes/tuned_weights.py:TunedMCTS grod --board 11 --games 10 --seconds 1 --seed 38000
+        --bots docs/probes/tuned_weights.py:TunedMCTS grod --board 11 --games 10 --seed 38000
 """
 import os
 from pathlib import Path
