@@ -81,8 +81,9 @@ def main() -> None:
         except ValueError as exc:
             parser.error(str(exc))
     if steps:
-        print(f"{len(steps)} iterations; mean score {sum(s.plus + s.minus for s in steps) / (2 * len(steps)):.3f}; "
-              f"weights found (the mean over the second half; {args.out / tuning.WEIGHTS_FILE}), as multiples of the shipped:")
+        mean = sum(s.plus + s.minus for s in steps) / (2 * len(steps))
+        print(f"{len(steps)} iterations; mean score {mean:.3f}; weights found (the mean over the second half; "
+              f"{args.out / tuning.WEIGHTS_FILE}), as multiples of the shipped:")
         final = dict(zip(settings.names, tuning.averaged_theta(steps)))
         for name in sorted(final, key=lambda n: -abs(final[n])):
             print(f"  {name:20s} x{math.exp(final[name]):.2f}")

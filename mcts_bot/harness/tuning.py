@@ -17,8 +17,9 @@ with Spall's gains a_k = a / (k + 1 + A)^0.602 and c_k = c / (k + 1)^0.101, thet
 
 Every game is written to OUT/games.jsonl as it ends. The weights of an iteration are a function of
 the games before it (the signs come from the seed), so a run that stops resumes where it was, replaying
-the file. The weights found are the mean of the iterates over the run's second half. `validate` then plays the tuned weights and the shipped ones on the same fresh games: the
-tuning's own scores favour it (each step follows its own noise), fresh games do not.
+the file. The weights found are the mean of the iterates over the run's second half. `validate` then
+plays them and the shipped ones on the same fresh games: the tuning's own scores favour them (each
+step follows its own noise), fresh games do not.
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ import botbowl
 import numpy as np
 
 from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of
-from mcts_bot.harness.evaluation import wilson_interval
+from mcts_bot.harness.evaluation import score_interval
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.harness.matches import play_to_the_end
 from mcts_bot.harness.parallel import ray_session
@@ -72,7 +73,7 @@ class TuneSettings:
     base_seed: int = 0
     a: float = 0.05  # step gain
     c: float = 0.2  # perturbation, in log space (x1.22 at the start)
-    stability: float = 10.0  # Spall's A: damps the first steps (not tied to the iterations, which a resumed run may add)
+    stability: float = 10.0  # Spall's A, damping the first steps (fixed: a resumed run may add iterations)
 
     def __post_init__(self) -> None:
         check_board_size(self.board)
@@ -306,9 +307,9 @@ def validation_games(settings: TuneSettings, weights: Dict[str, float], games: i
                 for number in range(games):
                     game_seed = zlib.crc32(f"validate/{seed}/{settings.board}/{opponent}/{side}/{number}".encode()) \
                         & 0x7FFFFFFF
-                    specs.append(TuneGame(key=f"validate/{digest}/{seed}/{settings.board}/{arm}/{opponent}/{side}/{number}",
-                                          board=settings.board, bot=settings.bot, opponent=opponent, side=side,
-                                          seed=game_seed, weights=tuple(arm_weights.items()), arm=arm))
+                    key = f"validate/{digest}/{seed}/{settings.board}/{arm}/{opponent}/{side}/{number}"
+                    specs.append(TuneGame(key=key, board=settings.board, bot=settings.bot, opponent=opponent,
+                                          side=side, seed=game_seed, weights=tuple(arm_weights.items()), arm=arm))
     return specs
 
 
@@ -350,8 +351,7 @@ def _score_cells(rows: Sequence[dict]) -> str:
     n = len(rows)
     wins = sum(r["points"] == 1.0 for r in rows)
     draws = sum(r["points"] == 0.5 for r in rows)
-    score = (wins + draws / 2) / n
-    low, high = wilson_interval(wins + draws / 2, n)
+    score, low, high = score_interval(wins, draws, n)
     tds_for = sum(r["score"][0] for r in rows)
     tds_against = sum(r["score"][1] for r in rows)
     return f"{n} | {wins}-{draws}-{n - wins - draws} | {score:.1%} ({low:.0%}-{high:.0%}) | {tds_for}-{tds_against}"
