@@ -166,3 +166,10 @@ def test_a_run_on_ray_plays_the_same_games_in_one_ray_session(tmp_path):
     assert [s.theta_after for s in on_ray] == [s.theta_after for s in local]
     scores = {r["key"]: r["score"] for r in read_results(tmp_path / "local" / tuning.RESULTS_FILE)}
     assert {r["key"]: r["score"] for r in read_results(tmp_path / "ray" / tuning.RESULTS_FILE)} == scores
+
+
+def test_the_kept_weights_files_read_back_as_grod_weights():
+    kept = Path(__file__).resolve().parents[1] / "docs" / "tuned-weights"
+    assert len(tuning.read_weights(kept / "tune-11.json")) == len(tuning.TUNABLE)
+    assert set(tuning.read_weights(kept / "tune-11-grod.json")) == {
+        "TURNOVER_BASE", "LOOSE_BALL_COST", "CAGE_CORNER", "POTENTIAL_SUPPORT", "MARK_CARRIER", "SCREEN_DEFENCE"}

@@ -6,7 +6,7 @@ its priors and the playouts that finish its leaves plan with them; an opponent i
 plays the shipped ones. It searches 1 s a decision whatever the script's budget (a file's bot is built
 from its name and seed alone):
 
-    TUNED_WEIGHTS=results/tune-11/weights.json scripts/run.sh trace \\
+    TUNED_WEIGHTS=docs/tuned-weights/tune-11-grod.json scripts/run.sh trace \\
         --bots docs/probes/tuned_weights.py:TunedMCTS grod --board 11 --games 10 --seed 38000
 """
 import os
