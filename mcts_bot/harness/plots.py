@@ -5,12 +5,12 @@ from pathlib import Path
 from typing import Tuple
 
 
-def figure(size: Tuple[float, float]):
-    """(fig, ax) drawn off-screen (no display needed)."""
+def figure(size: Tuple[float, float], **subplots):
+    """(fig, ax) drawn off-screen (no display needed); `subplots` go to plt.subplots (nrows=2: two axes)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    return plt.subplots(figsize=size)
+    return plt.subplots(figsize=size, **subplots)
 
 
 def save(fig, path: Path) -> Path:

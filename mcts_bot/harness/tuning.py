@@ -34,6 +34,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import botbowl
 import numpy as np
 
+from mcts_bot.harness import plots
 from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of
 from mcts_bot.harness.evaluation import score_interval
 from mcts_bot.harness.games import check_board_size, make_game
@@ -378,14 +379,11 @@ def paired_difference(records: Sequence[dict]) -> str:
 
 def trajectory_plot(settings: TuneSettings, steps: Sequence[Step], path: Path, top: int = 8) -> Path:
     """The log multipliers of the `top` weights that moved most, and each iteration's two scores, by iteration."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     from matplotlib.ticker import FuncFormatter
 
     theta = np.array([s.theta_after for s in steps])
     moved = np.argsort(-np.abs(theta[-1]))[:top]
-    fig, (ax, bx) = plt.subplots(2, 1, figsize=(8, 7), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
+    fig, (ax, bx) = plots.figure((8, 7), nrows=2, sharex=True, gridspec_kw={"height_ratios": [2, 1]})
     iterations = np.arange(1, len(steps) + 1)
     for i in moved:
         ax.plot(iterations, np.exp(theta[:, i]), label=settings.names[i])
@@ -403,11 +401,7 @@ def trajectory_plot(settings: TuneSettings, steps: Sequence[Step], path: Path, t
     bx.plot(iterations[window - 1:], mean, color="black")
     bx.set_ylabel(f"score ({window}-iteration mean)")
     bx.set_xlabel("iteration")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return plots.save(fig, path)
 
 
 def read_steps(settings: TuneSettings, out: Path) -> List[Step]:
