@@ -11,7 +11,9 @@ defines each).
 Every game is written to OUT/traces.jsonl as soon as it ends; running the same command again skips
 the games already there. `--report` tables the games in OUT/traces.jsonl, playing none. The table
 is printed and written to OUT/trace.md. `--report FOLDER FOLDER ...` pools the games of several
-runs (base seeds) of the same bots and settings into one table, printed only.
+runs (base seeds) of the same bots and settings into one table, printed only. `--compare FIRST
+SECOND` sets bot A of two runs side by side on the games they share (the same game seeds: a bot of
+one's own against the default's knowledge, say), with the difference game by game.
 """
 import argparse
 import sys
@@ -46,6 +48,10 @@ def main() -> None:
     parser.add_argument("--report", nargs="*", type=Path, default=None, metavar="FOLDER",
                         help="play nothing: the table of every game in OUT/traces.jsonl, or of every game in each "
                              "FOLDER/traces.jsonl pooled (several base seeds' runs, the same bots and settings)")
+    parser.add_argument("--compare", nargs=2, type=Path, default=None, metavar=("FIRST", "SECOND"),
+                        help="play nothing: bot A of two runs (FIRST/traces.jsonl, SECOND/traces.jsonl) on the games "
+                             "they share (the same board, opponent, side and game seed: the same --games and --seed), "
+                             "side by side, and the first's score less the second's, game by game, with its interval")
     cli.add_budget_arguments(parser, default=Budget(seconds=1.0))
     args = parser.parse_args()
     budget = cli.budget_from_args(args)
@@ -59,6 +65,14 @@ def main() -> None:
     cli.check_ray(parser, args)
 
     path = args.out / trace.RESULTS_FILE
+    if args.compare:
+        paths = [folder / trace.RESULTS_FILE for folder in args.compare]
+        try:
+            first, second = (trace.pooled_records([p]) for p in paths)
+            print(f"# {' against '.join(map(str, args.compare))}\n\n" + trace.compare_table(first, second), end="")
+        except ValueError as exc:
+            parser.error(f"--compare on {', '.join(map(str, paths))}: {exc}")
+        return
     if args.report:  # several runs pooled: one table, printed only
         paths = [folder / trace.RESULTS_FILE for folder in args.report]
         try:

@@ -39,6 +39,9 @@ def consistent(counts: dict) -> None:
     assert sum(getattr(c, f"loose_after_{k}") for k in trace.GUARDS) \
         == sum(getattr(c, f"loose_after_{k}") for k in trace.EXPOSURES)
     assert c.sideline_ends <= c.turn_ends_with_ball
+    assert c.loose_after_sideline_reached_ends <= min(c.sideline_reached_ends, c.loose_after_sideline_ends)
+    assert c.sideline_reached_ends <= c.sideline_ends and c.loose_after_sideline_ends <= c.sideline_ends
+    assert c.sideline_reached_ends <= c.exposed_marked + c.exposed_open
     assert c.blitzes_without_block <= c.blitzes and c.carrier_blocks <= c.blocks
     assert sum(getattr(c, f"blocks_{k}") for k in trace.BLOCK_DICE) <= c.blocks
     assert all(getattr(c, f"falls_{k}") <= getattr(c, f"blocks_{k}") for k in trace.BLOCK_DICE)
@@ -429,6 +432,42 @@ def test_the_script_plays_then_reports_the_same_table(tmp_path):
     assert "no results file" in run_script("trace", "--report", out, tmp_path / "missing").stderr
 
 
+def _game(bot, side, seed, result, score, opponent="grod"):
+    return {"spec": {"board": 11, "bots": [bot, opponent], "side": side, "seed": seed}, "result": result,
+            "score": score}
+
+
+def test_two_runs_compared_on_the_games_they_share():
+    first = [_game("variant", "home", 1, "win", [1, 0]), _game("variant", "away", 2, "draw", [0, 0]),
+             _game("variant", "home", 3, "loss", [0, 1]), _game("variant", "away", 9, "win", [2, 0])]
+    second = [_game("base", "home", 1, "draw", [1, 1]), _game("base", "away", 2, "draw", [0, 0]),
+              _game("base", "home", 3, "win", [1, 0]), _game("base", "home", 4, "win", [1, 0]),
+              _game("base", "away", 2, "loss", [0, 1], opponent="scripted")]
+    pairs = trace.paired_games(first, second)
+    assert [(a["spec"]["seed"], b["result"]) for a, b in pairs] == [(1, "draw"), (2, "draw"), (3, "win")]
+    table = trace.compare_table(first, second)
+    assert "| variant (first) | both | 3 | 1-1-1, score 50%" in table and "| base (second) | both | 3 | 1-2-0" in table
+    # Game by game: +0.5, 0, -1.
+    assert "- both: the first less the second, over 3 paired games: -0.167 (" in table
+    assert "1 better, 1 worse, 1 the same." in table
+    assert "- home: the first less the second, over 2 paired games: -0.250" in table
+    with pytest.raises(ValueError, match="share no finished game"):
+        trace.paired_games(first, [_game("base", "home", 1, "win", [1, 0], opponent="scripted")])
+
+
+def test_the_script_compares_two_runs(tmp_path):
+    runs = [tmp_path / name for name in ("scripted", "random")]
+    for run, bot in zip(runs, ("scripted", "random")):
+        assert run_script("trace", "--board", "1", "--games", "1", "--bots", bot, "random", "--workers", "1",
+                          "--out", run).returncode == 0
+    compared = run_script("trace", "--compare", *runs)
+    assert compared.returncode == 0, compared.stderr
+    assert "| scripted (first) | both | 2 |" in compared.stdout and "| random (second) | both | 2 |" in compared.stdout
+    assert "- both: the first less the second, over 2 paired games:" in compared.stdout
+    missing = run_script("trace", "--compare", runs[0], tmp_path / "missing")
+    assert missing.returncode == 2 and "no results file" in missing.stderr
+
+
 @pytest.mark.parametrize("args,message", [
     (["--bots", "nobody", "random"], "unknown bot 'nobody'"),
     (["--bots", "scripted"], "expected 2 arguments"),
@@ -460,9 +499,11 @@ def test_a_turn_end_cut_short_by_a_turnover_is_counted_with_the_carriers_guards(
     assert c.turnover_ended_guards_1 == c.turnover_ended_guards_2_plus == 0
 
 
-def test_a_carrier_knocked_loose_after_a_turn_end_with_one_guard():
-    # Our carrier ends the turn with one teammate beside him; their blitz knocks him down.
-    game = arranged_position(3, "home", ours={3: (6, 3), 2: (6, 2)}, theirs={3: (7, 3)}, carrier=3)
+@pytest.mark.parametrize("row,guard_row", [(3, 2), (2, 3)])
+def test_a_carrier_knocked_loose_after_a_turn_end_with_one_guard(row, guard_row):
+    # Our carrier ends the turn with one teammate beside him, in the middle row of the 3-player board
+    # or in row 2 (the sideline, as the trace counts it there); their blitz knocks him down.
+    game = arranged_position(3, "home", ours={3: (6, row), 2: (6, guard_row)}, theirs={3: (7, row)}, carrier=3)
     team, opponent = game.active_team, game.get_opp_team(game.active_team)
     carrier = team.players[3]
     tracer = trace.GameTracer(game)
@@ -484,6 +525,9 @@ def test_a_carrier_knocked_loose_after_a_turn_end_with_one_guard():
     assert c.loose_after_guards_0 == c.loose_after_guards_2_plus == 0
     assert (c.exposed_marked, c.loose_after_exposed_marked) == (1, 1)  # the blitzer stood beside him
     assert c.blocked_after_exposed_marked == 1 and c.blocked_after_exposed_open == 0
+    sideline = int(row == 2)
+    assert (c.sideline_ends, c.loose_after_sideline_ends) == (sideline, sideline)
+    assert (c.sideline_reached_ends, c.loose_after_sideline_reached_ends) == (sideline, sideline)  # marked
 
 
 class _Searcher(botbowl.Agent):

@@ -173,6 +173,20 @@ def score_interval(wins: int, draws: int, games: int) -> tuple:
     return (points / games if games else 0.0, low, high)
 
 
+def paired_difference(differences: Sequence[float], first: str, second: str) -> str:
+    """`first`'s score less `second`'s, game by game on the same game seeds (each difference a game's
+    points, win 1 and draw 1/2, less its twin's): the mean with its 95% interval, and how many were
+    better, worse and the same."""
+    if not differences:
+        return "No pair of games played yet."
+    n = len(differences)
+    mean = sum(differences) / n
+    half = 1.959964 * math.sqrt(sum((d - mean) ** 2 for d in differences) / (n - 1) / n) if n > 1 else float("nan")
+    better, worse = sum(d > 0 for d in differences), sum(d < 0 for d in differences)
+    return (f"{first} less {second}, over {n} paired games: {mean:+.3f} ({mean - half:+.3f} to {mean + half:+.3f}); "
+            f"{better} better, {worse} worse, {n - better - worse} the same.")
+
+
 COLUMNS = ["Rollouts", "Env", "Home Wins", "Home TDs", "Away Wins", "Away TDs", "Total Wins", "Total TDs",
            "AVG Wins", "AVG TDs", "Iterations", "Draws", "Losses", "Win rate 95% CI"]
 

@@ -39,7 +39,9 @@ team's over one game (`Counts`):
   squares within its MA, less 3 to stand up, never leaving a tackle zone of the carrier's team);
   only with dice (dodges, GFIs: any walk within MA + 2); none can. And after each, how often he
   was knocked loose in the opponent's turn, and how often he was blocked in it at all (a chance the
-  opponent took or missed).
+  opponent took or missed). Those on the sideline apart from the rest: how often knocked loose
+  after a sideline end and after any other, and the same for the sideline ends that left him marked
+  or reached with no dice (a block there need only push him: the crowd takes the ball).
 - passes tried (the PASS actions the bot chose; a Dump-off is not one) and completed (caught by a
   teammate before the ball touched the ground), intercepted; hand-offs tried (HANDOFF reports) and
   completed (the same).
@@ -105,7 +107,7 @@ from mcts_bot.agent import GameTotals, MCTSBot
 from mcts_bot.core.search import Budget
 from mcts_bot.harness.bots import check_bot, label, make_bot, mcts_preset_of, with_models
 from mcts_bot.harness.collect import save_game
-from mcts_bot.harness.evaluation import score_interval
+from mcts_bot.harness.evaluation import paired_difference, score_interval
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.harness.matches import SIDES, play_to_the_end, refused_by_botbowl
 from mcts_bot.harness.records import play_missing, read_results
@@ -120,6 +122,7 @@ ROLES = ("A", "B")  # the two bots of a matchup, in the order given
 TURNOVER_CAUSES = ("dodge", "gfi", "pickup", "ball", "knocked_down", "other")
 POSSESSION_ENDS = ("touchdown", "lost_their_turn", "lost_own_turn", "lost_pass", "half", "other")
 GUARDS = ("guards_0", "guards_1", "guards_2_plus")  # the carrier's guards at the end of a turn: 0, 1, 2+
+REACHED = EXPOSURES[:2]  # the carrier marked or reached with no dice
 REROLLED = ("blocks", "dodges", "gfis", "pickups", "catches", "other")  # what a team re-roll was used on
 DODGES = ("carrier", "offence", "defence", "loose")  # who held the ball when a player dodged
 WEAK_BLOCKS = ("carrier", "last_turn", "freeing", "other")  # why a block at one die or dice against
@@ -147,6 +150,9 @@ class Counts:
     kept_turns_no_gain: int = 0
     turn_ends_with_ball: int = 0
     sideline_ends: int = 0
+    loose_after_sideline_ends: int = 0  # the carrier knocked loose in the opponent's turn after those
+    sideline_reached_ends: int = 0  # of the sideline ends, those with him marked or reached with no dice
+    loose_after_sideline_reached_ends: int = 0
     guards_0: int = 0
     guards_1: int = 0
     guards_2_plus: int = 0
@@ -410,8 +416,8 @@ class GameTracer:
         self._holder: Optional[Tuple[str, str]] = None  # (player id, team id) of the carrier
         self._last_holder_team: Optional[str] = None  # in this drive
         self._lost: Optional[str] = None  # how the last holder's team lost the ball it has not got back
-        # (team, (guards field, exposure field)) of its last turn end with the ball
-        self._end_marks: Optional[Tuple[str, Tuple[str, str]]] = None
+        # (team, (guards field, exposure field, the sideline fields that apply)) of its last turn end with the ball
+        self._end_marks: Optional[Tuple[str, Tuple[str, ...]]] = None
         self._end_blocked = False  # the carrier of `_end_marks` blocked since
         self._turn: Optional[_Turn] = None
         self._ended_by_turnover: Optional[_Turn] = None  # looked at after the reports of this decision
@@ -824,7 +830,13 @@ class GameTracer:
         counts.bump(guards)
         counts.bump(f"turnover_ended_{guards}", int(by_turnover))
         counts.bump(end.exposure)
-        self._end_marks, self._end_blocked = (turn.team, (guards, end.exposure)), False
+        marks = (guards, end.exposure)
+        if end.sideline:
+            marks += ("sideline_ends",)
+            if end.exposure in REACHED:
+                marks += ("sideline_reached_ends",)
+                counts.sideline_reached_ends += 1
+        self._end_marks, self._end_blocked = (turn.team, marks), False
         if turn.with_ball and turn.kept:
             self._count_gain(counts, turn.start_distance - end.distance)
 
@@ -1058,6 +1070,43 @@ def pooled_records(paths: Sequence[Path]) -> List[dict]:
     return records
 
 
+POINTS = {"win": 1.0, "draw": 0.5, "loss": 0.0}
+
+
+def paired_games(first: Sequence[dict], second: Sequence[dict]) -> List[Tuple[dict, dict]]:
+    """The finished games of two runs that share a game seed (board, side, seed and opponent the
+    same; bot A may differ), in pairs, in the first run's order; a clear error if none do."""
+    def game(record: dict) -> tuple:
+        spec = record["spec"]
+        return spec["board"], spec["side"], spec["seed"], tuple(spec["bots"])[1]
+
+    twins = {game(r): r for r in second if r["result"] is not None}
+    pairs = [(r, twins[game(r)]) for r in first if r["result"] is not None and game(r) in twins]
+    if not pairs:
+        raise ValueError("the two runs share no finished game (the same board, opponent, side and game seed): "
+                         "play both with the same --board, second bot, --games and --seed")
+    return pairs
+
+
+def compare_table(first: Sequence[dict], second: Sequence[dict]) -> str:
+    """Bot A of two runs on the games they share, side by side, by side and in all: W-D-L, score and
+    touchdowns, then A's points in the first less the second's, game by game, with a 95% interval."""
+    pairs = paired_games(first, second)
+    names = [f"{records[0]['spec']['bots'][0]} ({label})" for records, label in ((first, "first"), (second, "second"))]
+    lines = ["| Bot A | Side | Games | Record |", "|---|---|---:|---|"]
+    for i, name in enumerate(names):
+        for side in SIDES + ("both",):
+            games = [pair[i] for pair in pairs if side in ("both", pair[0]["spec"]["side"])]
+            if games:
+                lines.append(f"| {name} | {side} | {len(games)} | {_record_line(games)} |")
+    lines.append("")
+    for side in SIDES + ("both",):
+        differences = [POINTS[a["result"]] - POINTS[b["result"]] for a, b in pairs
+                       if side in ("both", a["spec"]["side"])]
+        lines.append(f"- {side}: " + paired_difference(differences, "the first", "the second"))
+    return "\n".join(lines) + "\n"
+
+
 def describe_records(records: Sequence[dict]) -> str:
     """A title for a table of finished games; a clear error when they mix boards, bots or budgets."""
     if not records:
@@ -1112,6 +1161,21 @@ def _after(c: Counts, what: str, marks: Sequence[str]) -> str:
     return " / ".join(_share(getattr(c, f"{what}_{k}"), getattr(c, k)) for k in marks)
 
 
+def _sideline_after(c: Counts, reached: bool) -> str:
+    """The carrier knocked loose in the opponent's turn after a turn end on the sideline / elsewhere, of
+    all such turn ends, or (`reached`) of those leaving him marked or reached with no dice."""
+    if reached:
+        side, side_loose = c.sideline_reached_ends, c.loose_after_sideline_reached_ends
+        ends = sum(getattr(c, k) for k in REACHED)
+        loose = sum(getattr(c, f"loose_after_{k}") for k in REACHED)
+    else:
+        side, side_loose = c.sideline_ends, c.loose_after_sideline_ends
+        ends, loose = c.turn_ends_with_ball, sum(getattr(c, f"loose_after_{k}") for k in GUARDS)
+    if not ends:
+        return "-"
+    return f"{_share(side_loose, side)} / {_share(loose - side_loose, ends - side)}"
+
+
 def _block_dice(c: Counts) -> str:
     """The blocks at each of BLOCK_DICE, as shares of all whose dice were seen chosen."""
     total = sum(getattr(c, f"blocks_{k}") for k in BLOCK_DICE)
@@ -1150,6 +1214,10 @@ ROWS = [
     ("Squares gained per turn with the ball kept", lambda c, g: _mean(c.squares_gained, c.kept_turns)),
     ("Turns with the ball kept that gained nothing", lambda c, g: _share(c.kept_turns_no_gain, c.kept_turns)),
     ("Carrier on the sideline at the end of its turn", lambda c, g: _share(c.sideline_ends, c.turn_ends_with_ball)),
+    ("- on the sideline / elsewhere, the carrier knocked loose in the opponent's turn",
+     lambda c, g: _sideline_after(c, reached=False)),
+    ("- of those marked or reached with no dice: on the sideline / elsewhere, knocked loose",
+     lambda c, g: _sideline_after(c, reached=True)),
     ("Guards beside the carrier at the end of its turn: 0 / 1 / 2+", lambda c, g: _shares(c, GUARDS)),
     ("- after 0 / 1 / 2+ guards, the carrier knocked loose in the opponent's turn",
      lambda c, g: _after(c, "loose_after", GUARDS)),

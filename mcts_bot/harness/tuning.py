@@ -36,7 +36,7 @@ import numpy as np
 
 from mcts_bot.harness import plots
 from mcts_bot.harness.bots import check_bot, make_bot, mcts_preset_of
-from mcts_bot.harness.evaluation import score_interval
+from mcts_bot.harness.evaluation import paired_difference, score_interval
 from mcts_bot.harness.games import check_board_size, make_game
 from mcts_bot.harness.matches import play_to_the_end
 from mcts_bot.harness.parallel import ray_session
@@ -341,7 +341,7 @@ def validation_table(records: Sequence[dict]) -> str:
             if rows:
                 lines.append(f"| {arm} | {opponent} | {side} | " + _score_cells(rows) + " |")
     lines.append("")
-    lines.append(paired_difference(played))
+    lines.append(tuned_less_shipped(played))
     crashes = sum(r["points"] is None for r in records)
     if crashes:
         lines.append(f"{crashes} game(s) crashed, left out (and their twins with them from the difference).")
@@ -358,7 +358,7 @@ def _score_cells(rows: Sequence[dict]) -> str:
     return f"{n} | {wins}-{draws}-{n - wins - draws} | {score:.1%} ({low:.0%}-{high:.0%}) | {tds_for}-{tds_against}"
 
 
-def paired_difference(records: Sequence[dict]) -> str:
+def tuned_less_shipped(records: Sequence[dict]) -> str:
     """The tuned arm's score less the shipped arm's, game by game on the same seeds, with a 95% interval."""
     by_key = {r["key"]: r for r in records}
     differences = []
@@ -368,13 +368,7 @@ def paired_difference(records: Sequence[dict]) -> str:
         twin = by_key.get(record["key"].replace("/tuned/", "/shipped/"))
         if twin is not None:
             differences.append(record["points"] - twin["points"])
-    if not differences:
-        return "No pair of games played yet."
-    d = np.array(differences)
-    half = 1.959964 * d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else float("nan")
-    better, worse = int((d > 0).sum()), int((d < 0).sum())
-    return (f"Tuned less shipped, over {len(d)} paired games: {d.mean():+.3f} ({d.mean() - half:+.3f} to "
-            f"{d.mean() + half:+.3f}); {better} better, {worse} worse, {len(d) - better - worse} the same.")
+    return paired_difference(differences, "Tuned", "shipped")
 
 
 def trajectory_plot(settings: TuneSettings, steps: Sequence[Step], path: Path, top: int = 8) -> Path:
