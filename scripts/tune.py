@@ -46,6 +46,9 @@ def main() -> None:
                         help="after the iterations, N fresh games per opponent and side for the weights found "
                              "and for the shipped ones (the same games): the table and the paired difference")
     parser.add_argument("--validation-seed", type=cli.non_negative_int, default=1, help="the validation's base seed")
+    parser.add_argument("--validation-opponents", nargs="+", default=None, metavar="BOT",
+                        help="the opponents the validation plays (default: the run's --opponents): weights "
+                             "tuned against one partner, checked against another")
     parser.add_argument("--report", action="store_true", help="play nothing: the run's steps and its validation")
     parser.add_argument("--plot", type=Path, default=None, help="trajectory plot (default img/<out's name>.png)")
     cli.add_worker_arguments(parser)
@@ -91,8 +94,12 @@ def main() -> None:
     if steps and (args.validate is not None or args.report):
         weights = tuning.read_weights(args.out / tuning.WEIGHTS_FILE)
         if args.validate is not None:
-            records = tuning.validate(settings, weights, args.out, args.validate, args.validation_seed,
-                                      workers=args.workers, backend=args.backend, ray_address=args.ray_address)
+            try:
+                records = tuning.validate(settings, weights, args.out, args.validate, args.validation_seed,
+                                          opponents=args.validation_opponents, workers=args.workers,
+                                          backend=args.backend, ray_address=args.ray_address)
+            except ValueError as exc:
+                parser.error(f"--validation-opponents: {exc}")
         else:
             records = tuning.validation_records(args.out, weights)
         if records:

@@ -126,6 +126,14 @@ def test_validation_pairs_the_tuned_and_the_shipped_weights_on_the_same_games(tm
     assert tuning.validation_records(tmp_path, {"TURNOVER_BASE": 4.0}) == []
     again = tuning.validate(settings, {"TURNOVER_BASE": 4.0}, tmp_path, games=1, seed=5, progress=False)
     assert len(again) == 4 and len(read_results(tmp_path / tuning.VALIDATION_FILE)) == 8
+    # Against an opponent the run did not tune against: games of its own, beside the others.
+    other = tuning.validate(settings, {"TURNOVER_BASE": 3.0}, tmp_path, games=1, seed=5, opponents=["scripted"],
+                            progress=False)
+    assert len(other) == 4 and {r["spec"]["opponent"] for r in other} == {"scripted"}
+    assert len(tuning.validation_records(tmp_path, {"TURNOVER_BASE": 3.0})) == 8
+    assert "| tuned | scripted | both | 2 |" in tuning.validation_table(other)
+    with pytest.raises(ValueError, match="nobody"):
+        tuning.validation_games(settings, {"TURNOVER_BASE": 3.0}, 1, 5, opponents=["nobody"])
 
 
 def test_a_weights_file_is_read_back_or_refused_clearly(tmp_path):

@@ -297,13 +297,16 @@ def weights_digest(weights: Dict[str, float]) -> str:
     return f"{zlib.crc32(json.dumps(sorted(weights.items())).encode()):08x}"
 
 
-def validation_games(settings: TuneSettings, weights: Dict[str, float], games: int, seed: int) -> List[TuneGame]:
-    """The tuned weights and the shipped ones, each on the same `games` fresh games per opponent and side."""
+def validation_games(settings: TuneSettings, weights: Dict[str, float], games: int, seed: int,
+                     opponents: Optional[Sequence[str]] = None) -> List[TuneGame]:
+    """The tuned weights and the shipped ones, each on the same `games` fresh games per opponent and side;
+    against `opponents` (bot names), or the run's own pool when None."""
     shipped = {name: shipped_weight(name) for name in weights}
     digest = weights_digest(weights)
+    opponents = settings.opponents if opponents is None else tuple(check_bot(o) for o in opponents)
     specs = []
     for arm, arm_weights in (("tuned", weights), ("shipped", shipped)):
-        for opponent in settings.opponents:
+        for opponent in opponents:
             for side in SIDES:
                 for number in range(games):
                     game_seed = zlib.crc32(f"validate/{seed}/{settings.board}/{opponent}/{side}/{number}".encode()) \
@@ -315,10 +318,10 @@ def validation_games(settings: TuneSettings, weights: Dict[str, float], games: i
 
 
 def validate(settings: TuneSettings, weights: Dict[str, float], out: Path, games: int, seed: int, *,
-             workers: int = 1, backend: str = "local", ray_address: Optional[str] = None,
-             progress: bool = True) -> List[dict]:
-    """Play (or read, from OUT/validation.jsonl) the validation's games; their records."""
-    return play_missing(validation_games(settings, weights, games, seed), play_game, out / VALIDATION_FILE,
+             opponents: Optional[Sequence[str]] = None, workers: int = 1, backend: str = "local",
+             ray_address: Optional[str] = None, progress: bool = True) -> List[dict]:
+    """Play (or read, from OUT/validation.jsonl) the validation's games (`validation_games`); their records."""
+    return play_missing(validation_games(settings, weights, games, seed, opponents), play_game, out / VALIDATION_FILE,
                         workers=workers, backend=backend, ray_address=ray_address, progress=progress)
 
 
