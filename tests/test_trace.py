@@ -570,6 +570,27 @@ def test_a_turnover_in_a_player_action_the_search_overruled_is_counted_so(overru
     assert (c.overrules, c.overruled_actions, c.overruled_turnovers) == expected
 
 
+@pytest.mark.parametrize("overruled", [True, False])
+def test_a_turn_end_after_a_turn_with_an_overrule_is_counted_with_the_carriers_guards(overruled):
+    # Our carrier with one teammate beside him; the turn's one searched decision, its end, overruled
+    # or not: the turn end counts among those after an overrule only if it was.
+    game = arranged_position(3, "home", ours={3: (6, 3), 2: (6, 2)}, theirs={3: (9, 3)}, carrier=3)
+    team = game.active_team
+    tracer = trace.GameTracer(game)
+    bot = trace.TracedAgent(_Searcher([(Action(ActionType.END_TURN), overruled)]), lambda: tracer)
+    bot.new_game(game, team)
+    actions.advance(game, bot.act(game))
+    tracer.observe(game)
+    assert game.active_team is not team
+    c = tracer.counts[team.team_id]
+    assert (c.turn_ends_with_ball, c.guards_1, c.overrules) == (1, 1, int(overruled))
+    assert (c.overruled_guards_0, c.overruled_guards_1, c.overruled_guards_2_plus) == (0, int(overruled), 0)
+    assert c.overruled_turnover_ended_guards_1 == 0
+    cells = dict(zip((label for label, _ in trace.ROWS), (cell(c, 1) for _, cell in trace.ROWS)))
+    expected = "0% / 100% / 0% (n=1)" if overruled else "-"
+    assert cells["Turn ends with the ball after a turn with an overrule: 0 / 1 / 2+ guards"] == expected
+
+
 @pytest.mark.parametrize("dodge_fails,overruled", [(True, False), (True, True), (False, True), (False, False)])
 def test_a_blitz_without_a_block_is_told_by_why(dodge_fails, overruled):
     # Our lineman blitzes, dodges away from the opponent beside him and throws no block: a failed

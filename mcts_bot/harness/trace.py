@@ -80,7 +80,9 @@ team's over one game (`Counts`):
   another child than the priors' first choice (overruled), and the overruling child's mean value
   less the first child's, summed (its mean gain in the search's own estimate of the win chance);
   the player actions in which it overruled at least one decision, and the turnovers that ended
-  such an action (is the search riskier than its priors?).
+  such an action (is the search riskier than its priors?); the turn ends with the ball after a turn
+  in which it overruled, by the carrier's guards (0, 1, 2+) and whether a turnover cut them short
+  (does the search leave its carrier thinner than its priors would?).
 - for any MCTS bot: its searches and their iterations (the agent's `totals`: iterations per
   searched decision), and the searches stopped by an error; for every bot, the actions it chose
   that botbowl would refuse (`matches.refused_by_botbowl`, as the evaluation counts them).
@@ -249,6 +251,12 @@ class Counts:
     overrule_gain: float = 0.0  # summed over the overrules
     overruled_actions: int = 0  # player actions with at least one overruled decision
     overruled_turnovers: int = 0  # turnovers that ended one of those
+    overruled_guards_0: int = 0  # turn ends with the ball after a turn with an overrule, by the carrier's guards
+    overruled_guards_1: int = 0
+    overruled_guards_2_plus: int = 0
+    overruled_turnover_ended_guards_0: int = 0  # those cut short by a turnover
+    overruled_turnover_ended_guards_1: int = 0
+    overruled_turnover_ended_guards_2_plus: int = 0
     searched_decisions: int = 0  # an MCTS bot's searches (its `totals`), with priors or not
     search_iterations: int = 0  # summed over those searches
     search_errors: int = 0  # searches stopped by an error (the agent played on: `MCTSBot.act`)
@@ -368,6 +376,7 @@ class _Turn:
     with_ball: bool = False
     kept: bool = False  # the ball was never loose since the start
     start_distance: int = 0
+    overruled: bool = False  # the team's search overruled its priors in a decision of this turn
 
 
 @dataclass
@@ -779,6 +788,11 @@ class GameTracer:
             counts.blitzes_turnover_before_block += turnover
             counts.blitzes_overruled_without_block += blitz.overruled and not turnover
 
+    def overruled_in_turn(self, team: str) -> None:
+        """`team`'s search overruled its priors in this decision: noted if it is `team`'s turn."""
+        if self._turn is not None and self._turn.team == team:
+            self._turn.overruled = True
+
     def overruled_in_blitz(self, team: str) -> None:
         """`team`'s search overruled its priors in this decision: noted if it is within `team`'s blitz."""
         if self._blitz is not None and self._blitz.team == team:
@@ -829,6 +843,9 @@ class GameTracer:
         guards = GUARDS[min(end.guards, 2)]
         counts.bump(guards)
         counts.bump(f"turnover_ended_{guards}", int(by_turnover))
+        if turn.overruled:
+            counts.bump(f"overruled_{guards}")
+            counts.bump(f"overruled_turnover_ended_{guards}", int(by_turnover))
         counts.bump(end.exposure)
         marks = (guards, end.exposure)
         if end.sideline:
@@ -884,6 +901,7 @@ class TracedAgent(botbowl.Agent):
         if self._count_search(tracer.counts[self._team_id], at_start, at_block):
             tracer.counts[self._team_id].overruled_actions += not tracer.overruled.get(self._team_id, False)
             tracer.overruled[self._team_id] = True
+            tracer.overruled_in_turn(self._team_id)
             if not at_start:
                 tracer.overruled_in_blitz(self._team_id)
         tracer.chosen(game, action)  # after the overrule is known: a weak block in an overruled action
@@ -1191,6 +1209,14 @@ def _block_falls(c: Counts) -> str:
     return " / ".join(_share(getattr(c, f"falls_{k}"), getattr(c, f"blocks_{k}")) for k in BLOCK_DICE)
 
 
+def _overruled_guards(c: Counts) -> str:
+    """The carrier's guards at the turn ends after a turn with an overrule, as shares of those."""
+    n = sum(getattr(c, f"overruled_{k}") for k in GUARDS)
+    if not n:
+        return "-"
+    return " / ".join(f"{100 * getattr(c, f'overruled_{k}') / n:.0f}%" for k in GUARDS) + f" (n={n})"
+
+
 def _shares(c: Counts, marks: Sequence[str]) -> str:
     n = c.turn_ends_with_ball
     if not n:
@@ -1282,6 +1308,10 @@ ROWS = [
     ("Player actions with an overrule / begun with a search",
      lambda c, g: _share(c.overruled_actions, c.start_searches)),
     ("- turnovers in them / all turnovers", lambda c, g: _share(c.overruled_turnovers, c.turnovers)),
+    ("Turn ends with the ball after a turn with an overrule: 0 / 1 / 2+ guards", lambda c, g: _overruled_guards(c)),
+    ("- of those, cut short by a turnover (0 / 1 / 2+ guards)",
+     lambda c, g: " / ".join(_share(getattr(c, f"overruled_turnover_ended_{k}"), getattr(c, f"overruled_{k}"))
+                             for k in GUARDS) if _overruled_guards(c) != "-" else "-"),
     ("Iterations per searched decision",
      lambda c, g: _mean(c.search_iterations, c.searched_decisions, "searches")),
     ("Illegal actions / searches stopped by an error", lambda c, g: f"{c.illegal_actions} / {c.search_errors}"),
