@@ -587,8 +587,10 @@ def test_a_turn_end_after_a_turn_with_an_overrule_is_counted_with_the_carriers_g
     assert (c.overruled_guards_0, c.overruled_guards_1, c.overruled_guards_2_plus) == (0, int(overruled), 0)
     assert c.overruled_turnover_ended_guards_1 == 0
     cells = dict(zip((label for label, _ in trace.ROWS), (cell(c, 1) for _, cell in trace.ROWS)))
-    expected = "0% / 100% / 0% (n=1)" if overruled else "-"
-    assert cells["Turn ends with the ball after a turn with an overrule: 0 / 1 / 2+ guards"] == expected
+    assert cells["Turn ends with the ball after a turn with an overrule: 0 / 1 / 2+ guards"] == \
+        ("0% / 100% / 0% (n=1)" if overruled else "-")
+    assert cells["- of those, cut short by a turnover (0 / 1 / 2+ guards)"] == \
+        ("- / 0/1 (0%) / -" if overruled else "-")
 
 
 @pytest.mark.parametrize("dodge_fails,overruled", [(True, False), (True, True), (False, True), (False, False)])

@@ -1217,6 +1217,13 @@ def _overruled_guards(c: Counts) -> str:
     return " / ".join(f"{100 * getattr(c, f'overruled_{k}') / n:.0f}%" for k in GUARDS) + f" (n={n})"
 
 
+def _overruled_cut_short(c: Counts) -> str:
+    """Of the turn ends after a turn with an overrule, with 0, 1, 2+ guards, those a turnover cut short."""
+    if not any(getattr(c, f"overruled_{k}") for k in GUARDS):
+        return "-"
+    return " / ".join(_share(getattr(c, f"overruled_turnover_ended_{k}"), getattr(c, f"overruled_{k}")) for k in GUARDS)
+
+
 def _shares(c: Counts, marks: Sequence[str]) -> str:
     n = c.turn_ends_with_ball
     if not n:
@@ -1309,9 +1316,7 @@ ROWS = [
      lambda c, g: _share(c.overruled_actions, c.start_searches)),
     ("- turnovers in them / all turnovers", lambda c, g: _share(c.overruled_turnovers, c.turnovers)),
     ("Turn ends with the ball after a turn with an overrule: 0 / 1 / 2+ guards", lambda c, g: _overruled_guards(c)),
-    ("- of those, cut short by a turnover (0 / 1 / 2+ guards)",
-     lambda c, g: " / ".join(_share(getattr(c, f"overruled_turnover_ended_{k}"), getattr(c, f"overruled_{k}"))
-                             for k in GUARDS) if _overruled_guards(c) != "-" else "-"),
+    ("- of those, cut short by a turnover (0 / 1 / 2+ guards)", lambda c, g: _overruled_cut_short(c)),
     ("Iterations per searched decision",
      lambda c, g: _mean(c.search_iterations, c.searched_decisions, "searches")),
     ("Illegal actions / searches stopped by an error", lambda c, g: f"{c.illegal_actions} / {c.search_errors}"),
