@@ -8,7 +8,8 @@ decision's visit shares alone; the open-carrier probe keeps each game as it ends
 probes keep a teammate's move with dice out of the offence; the relay probe raises only the scores of
 passes and hand-offs, by what their gain left out against the carrier's moves; the luck probe splits each
 game into its start, play and luck, exactly, counts no luck where no dice are thrown, and resumes; the
-recorded games' probes judge each carrier's turn once and count each started action once; the value's
+recorded games' probes judge each carrier's turn once, count each started action once and trace
+a game again as the trace did; the value's
 correction with no features is the recalibration, and with them finds what the value leaves out."""
 import importlib.util
 import json
@@ -657,6 +658,25 @@ def test_the_start_overrules_probe_counts_each_started_action_and_whether_it_was
         assert sum(result["once"][start, by]["unused"] for by in ("prior", "overrule")) == \
             sum(not r["used"] for r in started)
     assert any(r["chosen"] == "START_BLITZ" for r in rows)
+
+
+def test_the_overrule_guards_probe_traces_a_recorded_game_again_as_the_trace_did(recorded_games):
+    from mcts_bot.harness.selfplay import read_game
+    from mcts_bot.harness.trace import GUARDS, Counts
+    module = file_probe(PROBE_DIR / "overrule_guards.py", "overrule_guards_probe")
+    settings, searches, records = recorded_games
+    for spec in settings.specs():
+        record = read_game(searches / f"{spec.file_key}.npz")
+        counts = module.retrace(record)
+        traced = Counts.from_dict(records[spec.key]["counts"]["A"])  # the recording bot, as the trace saw it
+        # the replay sees the game the trace saw: every count of the board and the reports the same
+        for name in ("turn_ends_with_ball", "possessions", "turnovers", "blitzes", "dodges_tried", *GUARDS,
+                     *(f"turnover_ended_{k}" for k in GUARDS), *(f"overruled_{k}" for k in GUARDS),
+                     *(f"overruled_turnover_ended_{k}" for k in GUARDS)):
+            assert getattr(counts, name) == getattr(traced, name), name
+        split = module.by_overrule(counts)
+        assert [a + b for a, b in zip(*(split[k][0] for k in split))] == [getattr(counts, k) for k in GUARDS]
+        assert bool(module.overruled_moves(record)) >= any(split["with an overrule"][0])
 
 
 def test_the_value_residual_probe_with_no_features_is_the_recalibration_and_finds_a_features_signal():

@@ -164,7 +164,7 @@ def _refs(game: botbowl.Game, actions: Sequence[Action]) -> tuple:
     return players, xy
 
 
-def _action_of(game: botbowl.Game, action_type: int, player: str, xy) -> Action:
+def recorded_action(game: botbowl.Game, action_type: int, player: str, xy) -> Action:
     """A recorded action on `game`'s own player and square."""
     return Action(ActionType(int(action_type)), position=game.get_square(int(xy[0]), int(xy[1])) if xy[0] >= 0 else None,
                   player=player_of(game, str(player)))
@@ -320,7 +320,7 @@ class _Replayer(botbowl.Agent):
             raise ValueError(f"the replay asked for move {i + 1} of a game of {len(self.moves)}: it diverged")
         self.cursor[0] += 1
         self.visit(i, game)
-        return _action_of(game, *self.moves[i])
+        return recorded_action(game, *self.moves[i])
 
     def end_game(self, game: botbowl.Game) -> None:
         pass
@@ -341,7 +341,7 @@ def replay(data, visit: DecisionVisit) -> None:
         if decision is None:
             return
         rows = range(offsets[decision], offsets[decision + 1])
-        actions = [_action_of(game, types[r], players[r], squares[r]) for r in rows]
+        actions = [recorded_action(game, types[r], players[r], squares[r]) for r in rows]
         if not all(game._is_action_allowed(a) for a in actions):
             raise ValueError(f"the replay left the record at decision {decision}: botbowl does not offer its actions")
         visit(decision, game, actions)
