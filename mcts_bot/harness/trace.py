@@ -1194,34 +1194,39 @@ def _sideline_after(c: Counts, reached: bool) -> str:
     return f"{_share(side_loose, side)} / {_share(loose - side_loose, ends - side)}"
 
 
-def _block_dice(c: Counts) -> str:
-    """The blocks at each of BLOCK_DICE, as shares of all whose dice were seen chosen."""
-    total = sum(getattr(c, f"blocks_{k}") for k in BLOCK_DICE)
+def _split(c: Counts, names: Sequence[str]) -> str:
+    """The counts `names` as shares of their sum, with the sum."""
+    total = sum(getattr(c, name) for name in names)
     if not total:
         return "-"
-    return " / ".join(f"{100 * getattr(c, f'blocks_{k}') / total:.0f}%" for k in BLOCK_DICE) + f" (n={total})"
+    return " / ".join(f"{100 * getattr(c, name) / total:.0f}%" for name in names) + f" (n={total})"
+
+
+def _within(c: Counts, parts: Sequence[str], wholes: Sequence[str]) -> str:
+    """Each count of `parts` out of its count of `wholes`."""
+    if not any(getattr(c, whole) for whole in wholes):
+        return "-"
+    return " / ".join(_share(getattr(c, part), getattr(c, whole)) for part, whole in zip(parts, wholes))
+
+
+def _block_dice(c: Counts) -> str:
+    """The blocks at each of BLOCK_DICE, as shares of all whose dice were seen chosen."""
+    return _split(c, [f"blocks_{k}" for k in BLOCK_DICE])
 
 
 def _block_falls(c: Counts) -> str:
     """The blockers knocked down at each of BLOCK_DICE, as shares of the blocks at those dice."""
-    if not any(getattr(c, f"blocks_{k}") for k in BLOCK_DICE):
-        return "-"
-    return " / ".join(_share(getattr(c, f"falls_{k}"), getattr(c, f"blocks_{k}")) for k in BLOCK_DICE)
+    return _within(c, [f"falls_{k}" for k in BLOCK_DICE], [f"blocks_{k}" for k in BLOCK_DICE])
 
 
 def _overruled_guards(c: Counts) -> str:
     """The carrier's guards at the turn ends after a turn with an overrule, as shares of those."""
-    n = sum(getattr(c, f"overruled_{k}") for k in GUARDS)
-    if not n:
-        return "-"
-    return " / ".join(f"{100 * getattr(c, f'overruled_{k}') / n:.0f}%" for k in GUARDS) + f" (n={n})"
+    return _split(c, [f"overruled_{k}" for k in GUARDS])
 
 
 def _overruled_cut_short(c: Counts) -> str:
     """Of the turn ends after a turn with an overrule, with 0, 1, 2+ guards, those a turnover cut short."""
-    if not any(getattr(c, f"overruled_{k}") for k in GUARDS):
-        return "-"
-    return " / ".join(_share(getattr(c, f"overruled_turnover_ended_{k}"), getattr(c, f"overruled_{k}")) for k in GUARDS)
+    return _within(c, [f"overruled_turnover_ended_{k}" for k in GUARDS], [f"overruled_{k}" for k in GUARDS])
 
 
 def _shares(c: Counts, marks: Sequence[str]) -> str:
