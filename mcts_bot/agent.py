@@ -63,6 +63,7 @@ class GameTotals:
     safe_actions: int = 0  # decisions played without a search result (no time, or a failure)
     reused_trees: int = 0  # searches that went on from the previous search's subtree (reuse_tree)
     overruled: int = 0  # with priors: searches whose choice was not the child the priors put first
+    guarded: int = 0  # final choices the preset's `final_guard` changed (the carrier's guards: the priors' kept)
 
     @property
     def mean_iterations(self) -> float:
@@ -226,6 +227,10 @@ class MCTSBot(botbowl.Agent):
         chosen = result.choice if result.choice is not None else self._choose(result.root, preset)
         if chosen is None:
             return self._fallback(game)
+        if preset.final_guard is not None:
+            guarded = preset.final_guard(game, result.root, chosen)
+            self.totals.guarded += guarded is not chosen
+            chosen = guarded
         if preset.idle_as_move:
             chosen = idle_action_as_move(result.root, chosen, preset.idle_as_move)
         # expand_all put the root's children in prior order: the first is the priors' own choice.

@@ -46,6 +46,10 @@ run at 4b015f2, before the guards), `default-own-frame` the default before the b
 (`default-all-blocks`) and `default-idle-blitz-as-move` today's default, under the names their
 measurements were run with.
 
+`default-carrier-guard` keeps the priors' first choice wherever the search's would leave our carrier with
+fewer than two guards and theirs would not (`Preset.final_guard`, `core.carrier_guard`): the search's
+overrules end turns with the carrier thin twice as often as the turns without one.
+
 `default-threat-heuristic` is the default before the learned value (up to commit 2377935): the
 hand-made threat heuristic at the leaves. `previous` is the default before the knowledge-based
 search (commit 2fa6f01): progress heuristic, best-prior-first expansion with progressive widening,
@@ -62,6 +66,7 @@ import numpy as np
 from botbowl.core import Action, ActionType
 
 from mcts_bot.adapter.boards import on_bot_bowl_board
+from mcts_bot.core.carrier_guard import carrier_guard
 from mcts_bot.core.gumbel import GumbelRoot
 from mcts_bot.core.policies import (
     IDLE_AS_MOVE,
@@ -225,6 +230,10 @@ ABLATIONS = (
     # Hand-offs, fouls and passes too: the search starts hand-offs and passes against its priors and
     # almost never hands off or throws in them (docs/bot-bowl-board.md, "The other once-a-turn actions, counted").
     DEFAULT.replace(name="default-idle-actions-as-move", idle_as_move=frozenset(IDLE_AS_MOVE)),
+    # The search may not overrule its priors into a carrier left with fewer than two guards where their
+    # choice leaves him two or more (`core.carrier_guard`): the search's overrules end turns with the
+    # carrier thin twice as often (docs/bot-bowl-board.md, "The carrier's guards after the search's overrules").
+    DEFAULT.replace(name="default-carrier-guard", final_guard=carrier_guard()),
     DEFAULT.replace(name="default-span-floor", tree_policy=partial(puct, min_span=0.1)),
     DEFAULT.replace(name="default-puct-greedy", tree_policy=partial(puct, c=0.75)),
     DEFAULT.replace(name="default-puct-wide", tree_policy=partial(puct, c=3.0)),

@@ -665,6 +665,7 @@ def test_the_overrule_guards_probe_traces_a_recorded_game_again_as_the_trace_did
     from mcts_bot.harness.trace import GUARDS, Counts
     module = file_probe(PROBE_DIR / "overrule_guards.py", "overrule_guards_probe")
     settings, searches, records = recorded_games
+    found = Counter()
     for spec in settings.specs():
         record = read_game(searches / f"{spec.file_key}.npz")
         counts = module.retrace(record)
@@ -677,6 +678,13 @@ def test_the_overrule_guards_probe_traces_a_recorded_game_again_as_the_trace_did
         split = module.by_overrule(counts)
         assert [a + b for a, b in zip(*(split[k][0] for k in split))] == [getattr(counts, k) for k in GUARDS]
         assert bool(module.overruled_moves(record)) >= any(split["with an overrule"][0])
+        kinds = Counter()  # each overrule of a turn with the ball counted once, by its turn's end
+        assert module.retrace(record, kinds) == counts
+        assert sum(kinds.values()) <= len(module.overruled_moves(record))
+        assert {end for _, end in kinds} <= {*GUARDS, "no end"}
+        assert all(kind.startswith(("start: ", "within: ")) for kind, _ in kinds)
+        found.update(kinds)
+    assert found  # these seeded games hold overrules with our carrier on the pitch
 
 
 def test_the_value_residual_probe_with_no_features_is_the_recalibration_and_finds_a_features_signal():

@@ -2,6 +2,7 @@
 
 - TreePolicy: picks the child to descend into at a fully expanded ActionNode.
 - FinalPolicy: picks the move to play from the root once the search is over.
+- FinalGuard: may change that pick, seeing the game (game, root, chosen) -> the child to play.
 - RolloutPolicy: picks an action for whoever acts during a rollout (randomness from `rng` only).
 - ActionOrder: orders a new node's actions; children are expanded in that order.
 
@@ -24,6 +25,7 @@ from mcts_bot.core.nodes import spread as value_spread
 
 TreePolicy = Callable[[ActionNode], ChanceNode]
 FinalPolicy = Callable[[ActionNode], ChanceNode]
+FinalGuard = Callable[[botbowl.Game, ActionNode, ChanceNode], ChanceNode]
 RolloutPolicy = Callable[[botbowl.Game, np.random.RandomState], Action]
 ActionOrder = Callable[[botbowl.Game, List[Action], np.random.RandomState], List[Action]]
 
@@ -205,6 +207,11 @@ def _searched_continuation(node: ActionNode) -> Optional[ChanceNode]:
     """`node`'s most visited child (the first of a tie), or None when no child was visited."""
     then = max(node.children, key=lambda child: child.visits, default=None)
     return then if then is not None and then.visits > 0 else None
+
+
+def choice_stands(game: botbowl.Game, root: ActionNode, chosen: ChanceNode) -> ChanceNode:
+    """The final guard that changes nothing (for a board a `ByBoard` guard leaves alone)."""
+    return chosen
 
 
 def lower_bound(node: ActionNode, child: ChanceNode, z: float = 1.0, min_spread: float = 0.02) -> float:

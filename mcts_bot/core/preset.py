@@ -15,7 +15,8 @@ from botbowl.core import Action, ActionType
 
 from mcts_bot.adapter import actions as game_actions
 from mcts_bot.adapter.boards import BOT_BOWL_PLAYERS, on_bot_bowl_board
-from mcts_bot.core.policies import IDLE_AS_MOVE, ActionOrder, FinalPolicy, RolloutPolicy, TreePolicy, most_visited
+from mcts_bot.core.policies import (IDLE_AS_MOVE, ActionOrder, FinalGuard, FinalPolicy, RolloutPolicy, TreePolicy,
+                                    most_visited)
 
 Heuristic = Callable[[botbowl.Game, botbowl.Team], float]
 PriorFn = Callable[[botbowl.Game, List[Action]], List[float]]
@@ -75,6 +76,9 @@ class Preset:
     # The once-a-turn actions (START_BLITZ, START_HANDOFF, START_FOUL, START_PASS) played as the
     # player's move when their own subtree would only move (`policies.idle_action_as_move`).
     idle_as_move: FrozenSet[ActionType] = frozenset()
+    # With priors: a last word on the final policy's choice, which sees the game (the priors' first choice
+    # kept where the search's would leave our carrier thin: `core.carrier_guard`); None: the choice stands.
+    final_guard: Optional[FinalGuard] = None
     # With priors: who selects at the root and makes the final choice there (`core.gumbel.GumbelRoot`),
     # in place of the tree and final policies; None: those two.
     root_selection: Optional[RootSelection] = None
@@ -90,6 +94,8 @@ class Preset:
         if not isinstance(self.idle_as_move, frozenset) or not self.idle_as_move <= IDLE_AS_MOVE.keys():
             raise ValueError(f"idle_as_move must be a frozenset of {', '.join(t.name for t in IDLE_AS_MOVE)}, "
                              f"got {self.idle_as_move!r}")
+        if self.final_guard is not None and self.priors is None:
+            raise ValueError("final_guard weighs the choice against the priors' first choice: give the preset priors")
         if self.rollout_horizon not in ROLLOUT_HORIZONS:
             raise ValueError(f"rollout_horizon must be one of {', '.join(ROLLOUT_HORIZONS)}, "
                              f"got {self.rollout_horizon!r}")
@@ -136,8 +142,8 @@ class Preset:
 
 PARTS = tuple(field.name for field in dataclasses.fields(Preset) if field.name != "name")
 CALLABLE_PARTS = ("tree_policy", "final_policy", "rollout_policy", "heuristic", "action_order", "priors",
-                  "bias_priors", "root_selection", "action_filter")
-OPTIONAL_PARTS = ("priors", "bias_priors", "root_selection", "action_filter")
+                  "bias_priors", "root_selection", "action_filter", "final_guard")
+OPTIONAL_PARTS = ("priors", "bias_priors", "root_selection", "action_filter", "final_guard")
 SWITCHES = tuple(field.name for field in dataclasses.fields(Preset) if field.type in (bool, "bool"))  # on/off parts
 
 

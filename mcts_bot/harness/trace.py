@@ -84,7 +84,8 @@ team's over one game (`Counts`):
   in which it overruled, by the carrier's guards (0, 1, 2+) and whether a turnover cut them short
   (does the search leave its carrier thinner than its priors would?).
 - for any MCTS bot: its searches and their iterations (the agent's `totals`: iterations per
-  searched decision), and the searches stopped by an error; for every bot, the actions it chose
+  searched decision), the searches stopped by an error, and the final choices its preset's final
+  guard changed (`Preset.final_guard`: overrules turned back for leaving the carrier thin); for every bot, the actions it chose
   that botbowl would refuse (`matches.refused_by_botbowl`, as the evaluation counts them).
 
 A turn that ends by a turnover on the last turn of a half with the team still holding the ball is
@@ -257,6 +258,7 @@ class Counts:
     overruled_turnover_ended_guards_0: int = 0  # those cut short by a turnover
     overruled_turnover_ended_guards_1: int = 0
     overruled_turnover_ended_guards_2_plus: int = 0
+    guarded: int = 0  # final choices the preset's final guard changed (`Preset.final_guard`)
     searched_decisions: int = 0  # an MCTS bot's searches (its `totals`), with priors or not
     search_iterations: int = 0  # summed over those searches
     search_errors: int = 0  # searches stopped by an error (the agent played on: `MCTSBot.act`)
@@ -886,6 +888,7 @@ class TracedAgent(botbowl.Agent):
             counts.searched_decisions += totals.searches
             counts.search_iterations += totals.iterations
             counts.search_errors += totals.errors
+            counts.guarded += totals.guarded
         self.bot.end_game(game)
 
     def act(self, game) -> Action:
@@ -1322,6 +1325,7 @@ ROWS = [
     ("- turnovers in them / all turnovers", lambda c, g: _share(c.overruled_turnovers, c.turnovers)),
     ("Turn ends with the ball after a turn with an overrule: 0 / 1 / 2+ guards", lambda c, g: _overruled_guards(c)),
     ("- of those, cut short by a turnover (0 / 1 / 2+ guards)", lambda c, g: _overruled_cut_short(c)),
+    ("Final choices changed by the preset's final guard (the carrier's guards)", lambda c, g: str(c.guarded)),
     ("Iterations per searched decision",
      lambda c, g: _mean(c.search_iterations, c.searched_decisions, "searches")),
     ("Illegal actions / searches stopped by an error", lambda c, g: f"{c.illegal_actions} / {c.search_errors}"),
