@@ -46,9 +46,11 @@ run at 4b015f2, before the guards), `default-own-frame` the default before the b
 (`default-all-blocks`) and `default-idle-blitz-as-move` today's default, under the names their
 measurements were run with.
 
-`default-carrier-guard` keeps the priors' first choice wherever the search's would leave our carrier with
-fewer than two guards and theirs would not (`Preset.final_guard`, `core.carrier_guard`): the search's
-overrules end turns with the carrier thin twice as often as the turns without one.
+On the Bot Bowl board the default keeps the priors' first choice wherever the search's would leave our
+carrier with fewer than two guards and theirs would not (`Preset.final_guard`, `core.carrier_guard`): the
+search's overrules had ended turns with the carrier thin twice as often as the turns without one. It was
+measured as `default-carrier-guard` (the guard on every board); `default-unguarded` is the default before,
+up to commit 6ea0a8f, also under the name its measurements were run with, `default-idle-blitz-as-move`.
 
 `default-threat-heuristic` is the default before the learned value (up to commit 2377935): the
 hand-made threat heuristic at the leaves. `previous` is the default before the knowledge-based
@@ -77,6 +79,7 @@ from mcts_bot.core.policies import (
     normalized_ucb1,
     puct,
     random_rollout_policy,
+    choice_stands,
     robust_child,
     shuffled_order,
     ucb1,
@@ -180,7 +183,13 @@ DEFAULT_WORTHY_BLOCKS = DEFAULT_ALL_BLOCKS.replace(
 # A blitz whose own subtree would only move is played as that player's move: the search started blitzes its
 # priors did not want and spent them on a move (docs/bot-bowl-board.md, "Blitzes the search started, spent
 # on a move").
-DEFAULT = DEFAULT_WORTHY_BLOCKS.replace(name="default", idle_as_move=frozenset({ActionType.START_BLITZ}))
+DEFAULT_UNGUARDED = DEFAULT_WORTHY_BLOCKS.replace(name="default-unguarded",
+                                                 idle_as_move=frozenset({ActionType.START_BLITZ}))
+
+# On the Bot Bowl board the search may not overrule its priors into a carrier left with fewer than two guards
+# where their choice leaves him two or more (docs/bot-bowl-board.md, "The carrier's guard in the final choice").
+BOARD_FINAL_GUARD = ByBoard(smaller=choice_stands, bot_bowl=carrier_guard())
+DEFAULT = DEFAULT_UNGUARDED.replace(name="default", final_guard=BOARD_FINAL_GUARD)
 
 UNMENDED_BOARD_CHOICE = partial(board_choice, grod=GROD_CHOICE)
 # The Bot Bowl board's choice before its own frame: ties settled by botbowl's board order (`default-board-order`).
@@ -196,7 +205,7 @@ DEFAULT_PRUNE = DEFAULT_NO_EXPOSURE.replace(name="default-prune")
 DEFAULT_OPENINGS = DEFAULT_NO_EXPOSURE.replace(name="default-openings", prune_openings=True)
 DEFAULT_EXPOSURE = DEFAULT_BOARD_ORDER.replace(name="default-exposure")
 DEFAULT_OWN_FRAME = DEFAULT_ALL_BLOCKS.replace(name="default-own-frame")
-DEFAULT_IDLE_BLITZ_AS_MOVE = DEFAULT.replace(name="default-idle-blitz-as-move")
+DEFAULT_IDLE_BLITZ_AS_MOVE = DEFAULT_UNGUARDED.replace(name="default-idle-blitz-as-move")
 
 PREVIOUS = VANILLA.replace(
     name="previous",
@@ -216,7 +225,7 @@ ABLATIONS = (
     DEFAULT.replace(name="default-previous-priors", priors=progress_priors),
     DEFAULT.replace(name="default-uniform-priors", priors=uniform_priors),
     DEFAULT.replace(name="default-ucb1-widening", tree_policy=partial(normalized_ucb1, c=0.5),
-                    priors=None, action_order=knowledge_order, widening=(1.0, 0.5)),
+                    priors=None, final_guard=None, action_order=knowledge_order, widening=(1.0, 0.5)),
     DEFAULT.replace(name="default-no-completion", rollouts=False),
     DEFAULT.replace(name="default-turn-playouts", rollout_horizon="turn"),
     DEFAULT.replace(name="default-no-end-moves", end_moves=False),
@@ -233,7 +242,8 @@ ABLATIONS = (
     # The search may not overrule its priors into a carrier left with fewer than two guards where their
     # choice leaves him two or more (`core.carrier_guard`): the search's overrules end turns with the
     # carrier thin twice as often (docs/bot-bowl-board.md, "The carrier's guards after the search's overrules").
-    DEFAULT.replace(name="default-carrier-guard", final_guard=carrier_guard()),
+    # As measured: on every board (the default keeps it to the Bot Bowl board).
+    DEFAULT_UNGUARDED.replace(name="default-carrier-guard", final_guard=carrier_guard()),
     DEFAULT.replace(name="default-span-floor", tree_policy=partial(puct, min_span=0.1)),
     DEFAULT.replace(name="default-puct-greedy", tree_policy=partial(puct, c=0.75)),
     DEFAULT.replace(name="default-puct-wide", tree_policy=partial(puct, c=3.0)),
@@ -254,7 +264,7 @@ ABLATIONS = (
 PRESETS: Dict[str, Preset] = {preset.name: preset for preset in
                               (VANILLA, DEFAULT, DEFAULT_NO_PRUNE, DEFAULT_NO_EXPOSURE, DEFAULT_PRUNE,
                                DEFAULT_OPENINGS, DEFAULT_EXPOSURE, DEFAULT_BOARD_ORDER, DEFAULT_OWN_FRAME,
-                               DEFAULT_ALL_BLOCKS, DEFAULT_WORTHY_BLOCKS, DEFAULT_IDLE_BLITZ_AS_MOVE,
+                               DEFAULT_ALL_BLOCKS, DEFAULT_WORTHY_BLOCKS, DEFAULT_IDLE_BLITZ_AS_MOVE, DEFAULT_UNGUARDED,
                                DEFAULT_SCRIPTED,
                                LEARNED, PREVIOUS)
                               + ABLATIONS}

@@ -8,7 +8,7 @@ from botbowl.core import Action, ActionType
 from mcts_bot.core.nodes import ActionNode, ChanceNode
 from mcts_bot.core.carrier_guard import carrier_guard, guarded_carrier_choice, guards_after
 
-from conftest import arranged_position
+from conftest import arranged_position, turn_position
 
 # Our carrier (index 0) on (6, 7) with two guards beside him (1, 2) and two players away from him (3, 4).
 OURS = {0: (6, 7), 1: (7, 6), 2: (7, 8), 3: (10, 2), 4: (10, 12)}
@@ -102,3 +102,13 @@ def test_the_bot_plays_the_guarded_choice_and_counts_it():
     assert len(seen) == 1 and bot.last_choice is seen[0][0].children[-1]
     assert action.action_type == bot.last_choice.action.action_type
     assert bot.totals.guarded == (seen[0][1] is not seen[0][0].children[-1])
+
+
+def test_the_default_guards_its_carrier_on_the_bot_bowl_board_only():
+    from mcts_bot.core.policies import choice_stands
+    from mcts_bot.presets import get_preset
+    default = get_preset("default")
+    on_11 = default.for_game(arranged_position(11, "home", ours=OURS, theirs=THEIRS, carrier=0)).final_guard
+    assert on_11.func is guarded_carrier_choice and on_11.keywords == {"margin": math.inf}
+    assert default.for_game(turn_position(3, seed=0)).final_guard is choice_stands
+    assert get_preset("default-unguarded").final_guard is None

@@ -354,8 +354,9 @@ def _search_after_the_move(started: ChanceNode, then_there, visits: int) -> None
 
 def test_the_default_plays_an_idle_blitz_as_a_move_and_the_default_before_did_not():
     assert get_preset("default").idle_as_move == {ActionType.START_BLITZ}
-    assert get_preset("default-idle-blitz-as-move") == get_preset("default").replace(
+    assert get_preset("default-idle-blitz-as-move") == get_preset("default-unguarded").replace(
         name="default-idle-blitz-as-move")
+    assert get_preset("default-unguarded") == get_preset("default").replace(name="default-unguarded", final_guard=None)
     assert not get_preset("default-worthy-blocks").idle_as_move
     assert get_preset("default-idle-actions-as-move").idle_as_move == {
         ActionType.START_BLITZ, ActionType.START_HANDOFF, ActionType.START_FOUL, ActionType.START_PASS}
