@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from functools import partial
-from typing import Optional, Tuple
+from typing import Iterable, Optional, TypeVar
 
 import botbowl
 from botbowl.core import ActionType
@@ -32,10 +32,10 @@ _ENDS = frozenset({ActionType.END_PLAYER_TURN, ActionType.END_TURN})
 _RELOCATES = frozenset({ActionType.MOVE, ActionType.FOLLOW_UP})
 _GIVES_BALL = frozenset({ActionType.HANDOFF, ActionType.PASS})
 
-Square = Tuple[int, int]
+Node = TypeVar("Node", ActionNode, ChanceNode)
 
 
-def _most_visited(items) -> Optional:
+def _most_visited(items: Iterable[Node]) -> Optional[Node]:
     best = max(items, key=lambda item: item.visits, default=None)
     return best if best is not None and best.visits > 0 else None
 
