@@ -52,6 +52,9 @@ search's overrules had ended turns with the carrier thin twice as often as the t
 measured as `default-carrier-guard` (the guard on every board); `default-unguarded` is the default before,
 up to commit 6ea0a8f, also under the name its measurements were run with, `default-idle-blitz-as-move`.
 
+`default-common-dice` gives every action of a node the same dice on its k-th visit (`Preset.common_dice`:
+common random numbers), so that the search compares siblings on the same luck.
+
 `default-threat-heuristic` is the default before the learned value (up to commit 2377935): the
 hand-made threat heuristic at the leaves. `previous` is the default before the knowledge-based
 search (commit 2fa6f01): progress heuristic, best-prior-first expansion with progressive widening,
@@ -259,6 +262,9 @@ ABLATIONS = (
     DEFAULT.replace(name="default-gumbel", root_selection=GumbelRoot()),
     # The same halving over the likeliest actions, with no noise: for play rather than self-play.
     DEFAULT.replace(name="default-halving", root_selection=GumbelRoot(gumbel_scale=0.0)),
+    # Common random numbers: the k-th visit of every action of a node throws the same dice (`Preset.common_dice`),
+    # so that an overrule rests less on one child's luck with the dice.
+    DEFAULT.replace(name="default-common-dice", common_dice=True),
 )
 
 PRESETS: Dict[str, Preset] = {preset.name: preset for preset in

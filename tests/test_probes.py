@@ -11,6 +11,7 @@ game into its start, play and luck, exactly, counts no luck where no dice are th
 recorded games' probes judge each carrier's turn once, count each started action once and trace
 a game again as the trace did; the value's
 correction with no features is the recalibration, and with them finds what the value leaves out."""
+import argparse
 import importlib.util
 import json
 import sys
@@ -23,6 +24,7 @@ from botbowl.ai.bots.random_bot import RandomBot
 from botbowl.core import Action, ActionType
 
 from conftest import arranged_position, give_ball_to_opponent, legality_checked, mirror_ready
+import mcts_bot
 from mcts_bot.harness import collect, training
 from mcts_bot.harness.bots import load_agent_class
 from mcts_bot.harness.games import make_game
@@ -711,3 +713,37 @@ def test_the_value_residual_probe_with_no_features_is_the_recalibration_and_find
     held = probe.corrected_out_of_fold(data, 5, 0, Shipped, np.array([2]), 1e-4)
     assert training.log_loss(held, data.result) < training.log_loss(
         probe.corrected_out_of_fold(data, 5, 0, Shipped, np.arange(0), 0.0), data.result)
+
+
+def test_the_search_scope_probe_leaves_only_the_turns_choices_to_the_priors():
+    from conftest import move_position, turn_position
+    from mcts_bot.core.nodes import ChanceNode
+    scope = bot_probe(PROBE_DIR / "search_scope.py", "TurnPriorsMCTS")
+    between = turn_position(11, seed=3)
+    root = mcts_bot.search(between, iterations=30, seed=0)
+    assert {c.action.action_type.name.split("_")[0] for c in root.children} <= {"START", "END"}
+    other = root.children[-1]
+    assert scope.priors_between_actions(between, root, other) is root.children[0]
+    within = move_position(11, seed=4)
+    root = mcts_bot.search(within, iterations=30, seed=0)
+    assert isinstance(root.children[-1], ChanceNode)
+    assert scope.priors_between_actions(within, root, root.children[-1]) is root.children[-1]
+
+
+def test_the_common_dice_probe_reports_overrules_agreement_and_the_gaps_spread(tmp_path, capsys):
+    spec = importlib.util.spec_from_file_location("common_dice_probe", PROBE_DIR / "common_dice.py")
+    probe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(probe)
+    lines = []
+    for name in probe.PRESET_NAMES:
+        for seed, (chosen, gap) in enumerate([("A", 0.01), ("B", 0.03), ("A", 0.02)]):
+            lines.append({"position": 0, "preset": name, "seed": seed, "first": "A", "chosen": chosen,
+                          "children": [["A", 50, 0.5], ["B", 5, 0.5 + gap], ["C", 1, 0.9]]})
+    out = tmp_path / "lines.jsonl"
+    out.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    probe.report(argparse.Namespace(out=str(out), min_visits=4))
+    report = capsys.readouterr().out
+    # One overrule of three searches; one seed pair of three choosing alike; B's gaps 0.01, 0.03, 0.02
+    # (spread 0.01); C, with one visit, is left out.
+    assert report.count("3 searches, overrules 1 (33.3%), seed pairs choosing alike 1/3 (33.3%)") == 2
+    assert report.count("spread over seeds 0.0100 (median 0.0100, n=1), mean gap +0.0200") == 2

@@ -415,3 +415,47 @@ def test_default_exposure_searches_with_grods_exposure_choice_first():
     assert result.stats.error is None and result.root.visits == 30
     top = max(result.root.children, key=lambda child: child.prior)
     assert action_key(top.action) == expected
+
+
+@pytest.mark.parametrize("common_dice", [False, True])
+def test_common_dice_give_every_sibling_the_same_dice_on_its_kth_visit(monkeypatch, common_dice):
+    # `Preset.common_dice`: before the root's children are stepped, the copy's generator is in the
+    # same state on each child's first visit (so their dice are alike), and in another on a child's
+    # second visit (so each child still samples its outcomes); without it the generator runs on from
+    # wherever the last iteration's dice left it (a revert does not restore it).
+    states = {}
+    step = search_module.Search.step
+
+    def recording(self, action):
+        if self.game.get_step() == self.root_step:
+            child = next(c for c in self.root.children if c.action is action)
+            _, key, position, *_ = self.game.rng.get_state()
+            states.setdefault(child.visits, []).append((key.tobytes(), position))
+        return step(self, action)
+
+    iterate = search_module.Search.iterate
+
+    def remembering(self, root):
+        self.root, self.root_step = root, self.game.get_step()
+        return iterate(self, root)
+
+    monkeypatch.setattr(search_module.Search, "step", recording)
+    monkeypatch.setattr(search_module.Search, "iterate", remembering)
+    preset = mcts_bot.configure("default", common_dice=common_dice)
+    mcts_bot.run_search(turn_position(3, seed=9), budget=Budget(iterations=150), preset=preset,
+                        rng=np.random.RandomState(0))
+    first, second = states[0], states[1]
+    assert len(first) >= 3 and len(second) >= 2
+    assert (len(set(first)) == 1) == common_dice and (len(set(second)) == 1) == common_dice
+    assert len(set(first) | set(second)) >= 2
+
+
+def test_common_dice_searches_are_reproducible_and_change_the_tree():
+    preset = mcts_bot.configure("default", common_dice=True)
+
+    def tree(seed):
+        return shape(mcts_bot.run_search(turn_position(3, seed=9), budget=Budget(iterations=150), preset=preset,
+                                         rng=np.random.RandomState(seed)).root)
+
+    assert tree(5) == tree(5)
+    assert tree(5) != shape(mcts_bot.search(turn_position(3, seed=9), iterations=150, seed=5))

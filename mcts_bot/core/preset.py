@@ -82,6 +82,9 @@ class Preset:
     # With priors: who selects at the root and makes the final choice there (`core.gumbel.GumbelRoot`),
     # in place of the tree and final policies; None: those two.
     root_selection: Optional[RootSelection] = None
+    # Common random numbers: the k-th visit of every action of a node throws the same dice, so that
+    # siblings are compared on the same luck rather than each on its own (`Search.common_seed`).
+    common_dice: bool = False
 
     def __post_init__(self) -> None:
         for name in CALLABLE_PARTS:

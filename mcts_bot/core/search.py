@@ -148,6 +148,9 @@ class Search:
         self.after_step: Optional[Callable[[], None]] = None  # tree parallelism: feeds the helpers
         self.root_selection = None  # with `Preset.root_selection`: what selects at the root (`run_search` sets it)
         self.root_turns = _turns(game)  # for `Preset.turn_tree`
+        # `Preset.common_dice`: the seeds of each visit's dice derive from this one (drawn only then, so
+        # that the other presets' searches use their generator as before).
+        self.dice_base = int(rng.randint(2 ** 31)) if preset.common_dice else None
 
     def legal_actions(self, below_root: bool) -> List[Action]:
         """The actions a node for the copy's state offers (`Preset.legal_actions`)."""
@@ -263,8 +266,11 @@ class Search:
                 break  # a leaf, for the value to score
             chance = self._choose(node)
             seed = None
-            if self.seed_steps:
+            if self.dice_base is not None:
+                seed = self.common_seed(len(path), chance.visits)
+            elif self.seed_steps:
                 seed = int(self.rng.randint(2 ** 31))
+            if seed is not None:
                 self.game.rng.seed(seed)
             thrown = self.game.dice_thrown()
             try:
@@ -290,6 +296,13 @@ class Search:
             path.append(child)
             node = child
         return path
+
+    def common_seed(self, depth: int, visit: int) -> int:
+        """With `Preset.common_dice`: the dice seed of an action's `visit`-th visit (from 0) at `depth` of the
+        path (its index there). Every action of a node gets the same seed on its k-th visit, and each
+        visit of one action a seed of its own: the outcomes of each action are sampled as before, and
+        the differences between siblings lose the share of the noise that is their dice's alone."""
+        return (self.dice_base + 1_000_003 * depth + 7_919 * visit) % (2 ** 31)
 
     def rollout(self) -> None:
         """Play the rollout policy to the horizon: the end of the turn, or of the acting player's
