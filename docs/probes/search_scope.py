@@ -6,7 +6,7 @@ player starts what, or the end of the turn) it plays its priors' first choice, a
 would; within a player action and at every other decision (dice, re-rolls, pushes, set-up) the
 search decides as the default does, its carrier guard included. The search still runs at every
 decision, so its tree is kept for the next as the default's is. Its turn-level overrules, which the
-default makes in 3% of them and which played out were worth nothing measurable, are what it gives up.
+default makes in 2-3% of them and which played out were worth nothing measurable, are what it gives up.
 
     scripts/run.sh trace --bots docs/probes/search_scope.py:TurnPriorsMCTS grod --board 11 --games 10 --seed 52000
 """
