@@ -24,7 +24,6 @@ from typing import Dict, List
 
 import botbowl
 import numpy as np
-from botbowl.core import ActionType
 from botbowl.core.procedure import Turn
 
 import mcts_bot  # noqa: F401 - registers the bots
@@ -32,12 +31,10 @@ from mcts_bot.adapter.search_copy import private_copy
 from mcts_bot.core.nodes import describe_action
 from mcts_bot.core.search import Budget, run_search
 from mcts_bot.harness.games import make_game
-from mcts_bot.knowledge.grod import GrodBot
+from mcts_bot.knowledge.grod import START_TYPES, GrodBot
 from mcts_bot.presets import PRESETS
 
 PRESET_NAMES = ("default", "default-common-dice")
-STARTS = {ActionType.START_MOVE, ActionType.START_BLOCK, ActionType.START_BLITZ, ActionType.START_PASS,
-          ActionType.START_HANDOFF, ActionType.START_FOUL}
 
 
 class SnapshotGrod(GrodBot):
@@ -51,7 +48,7 @@ class SnapshotGrod(GrodBot):
 
     def act(self, game: botbowl.Game):
         if isinstance(game.state.stack.peek(), Turn) and sum(
-                len(c.players) for c in game.state.available_actions if c.action_type in STARTS) >= 2:
+                len(c.players) for c in game.state.available_actions if c.action_type in START_TYPES) >= 2:
             self.seen += 1
             if self.seen % self.every == 0:
                 self.positions.append(private_copy(game, seed=self.seen))
