@@ -81,6 +81,7 @@ from mcts_bot.core.policies import (
     choice_stands,
     most_visited,
     normalized_ucb1,
+    priors_between_actions,
     puct,
     random_rollout_policy,
     robust_child,
@@ -262,6 +263,12 @@ ABLATIONS = (
     DEFAULT.replace(name="default-gumbel", root_selection=GumbelRoot()),
     # The same halving over the likeliest actions, with no noise: for play rather than self-play.
     DEFAULT.replace(name="default-halving", root_selection=GumbelRoot(gumbel_scale=0.0)),
+    # Between player actions (which player starts what) the priors' first choice, as the knowledge alone
+    # plays; within them the default's search: where its edge over its knowledge lies
+    # (docs/bot-bowl-board.md, "Where the search's edge lies"; measured there as `docs/probes/search_scope.py`).
+    DEFAULT.replace(name="default-turn-priors",
+                    final_guard=ByBoard(smaller=choice_stands,
+                                        bot_bowl=partial(priors_between_actions, within=carrier_guard()))),
     # Common random numbers: the k-th visit of every action of a node throws the same dice (`Preset.common_dice`),
     # so that an overrule rests less on one child's luck with the dice.
     DEFAULT.replace(name="default-common-dice", common_dice=True),

@@ -364,3 +364,42 @@ def test_the_default_plays_an_idle_blitz_as_a_move_and_the_default_before_did_no
         get_preset("default").replace(idle_as_move=frozenset({ActionType.START_MOVE}))
     with pytest.raises(ValueError, match="idle_as_move must be a frozenset"):
         get_preset("default").replace(idle_as_move=True)
+
+
+def test_between_player_actions_the_priors_choice_is_played_within_them_the_inner_guards():
+    from conftest import move_position
+    from mcts_bot.core.policies import priors_between_actions
+
+    def root_of(game):
+        from mcts_bot.adapter.actions import legal_actions
+        actions = legal_actions(game)[:3]
+        root = ActionNode(key=0, actions=actions, is_opponent=False, terminal=False)
+        root.children.extend(ChanceNode(action, is_opponent=False) for action in actions)
+        return root
+
+    last = lambda game, root, chosen: root.children[-1]  # noqa: E731 - an inner guard that is seen
+    between = turn_position(11, seed=3)
+    root = root_of(between)
+    assert priors_between_actions(between, root, root.children[1]) is root.children[0]
+    assert priors_between_actions(between, root, root.children[1], within=last) is root.children[0]
+    # After a touchdown botbowl leaves the scorer as the active player into the next drive's first turn.
+    between.state.active_player = between.active_team.players[0]
+    assert priors_between_actions(between, root, root.children[1]) is root.children[0]
+    within = move_position(3, seed=4)
+    root = root_of(within)
+    assert priors_between_actions(within, root, root.children[1]) is root.children[1]
+    assert priors_between_actions(within, root, root.children[0], within=last) is root.children[-1]
+
+
+def test_the_turn_priors_preset_plays_its_priors_between_player_actions_on_the_bot_bowl_board():
+    from mcts_bot import MCTSBot
+    from mcts_bot.core.carrier_guard import guarded_carrier_choice
+    from mcts_bot.core.policies import choice_stands, priors_between_actions
+    preset = get_preset("default-turn-priors")
+    game = turn_position(11, seed=3)
+    guard = preset.for_game(game).final_guard
+    assert guard.func is priors_between_actions and guard.keywords["within"].func is guarded_carrier_choice
+    assert preset.for_game(turn_position(3, seed=0)).final_guard is choice_stands
+    bot = MCTSBot(preset=preset, seconds=None, iterations=30, seed=0)
+    bot.act(game)
+    assert bot.last_choice is bot.last_root.children[0] and bot.totals.overruled == 0

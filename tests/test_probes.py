@@ -10,7 +10,9 @@ passes and hand-offs, by what their gain left out against the carrier's moves; t
 game into its start, play and luck, exactly, counts no luck where no dice are thrown, and resumes; the
 recorded games' probes judge each carrier's turn once, count each started action once and trace
 a game again as the trace did; the value's
-correction with no features is the recalibration, and with them finds what the value leaves out."""
+correction with no features is the recalibration, and with them finds what the value leaves out; the
+sibling probe replays a child to its leaf and our next turn alike for a seed, and its fit finds what
+the leaf features add to the leaf value."""
 import argparse
 import importlib.util
 import json
@@ -745,3 +747,107 @@ def test_the_common_dice_probe_reports_overrules_agreement_and_the_gaps_spread(t
     # (spread 0.01); C, with one visit, is left out.
     assert report.count("3 searches, overrules 1 (33.3%), seed pairs choosing alike 1/3 (33.3%)") == 2
     assert report.count("spread over seeds 0.0100 (median 0.0100, n=1), mean gap +0.0200") == 2
+
+
+def sibling_probe():
+    return file_probe(PROBE_DIR / "sibling_outcomes.py", "sibling_probe")
+
+
+def test_the_sibling_probe_replays_a_child_to_its_leaf_and_our_next_turn_the_same_way_for_a_seed():
+    from mcts_bot.adapter.actions import step
+    from mcts_bot.adapter.search_copy import private_copy
+    module = sibling_probe()
+    # Our carrier one square from their endzone, nobody near: his move scores at the leaf already.
+    game = mirror_ready(arranged_position(11, "home", ours={0: (1, 7), 1: (12, 7)}, theirs={0: (20, 3)}, carrier=0))
+    team = game.active_team
+    score = team.state.score
+    run_in = Action(ActionType.START_MOVE, player=team.players[0])
+    ran = module.replay(game, run_in, team.team_id, seed=3)
+    assert module.replay(game, run_in, team.team_id, seed=3) == ran  # seeded
+    assert ran["leaf_tds"] == 1 and len(ran["leaf_features"]) == len(features.FEATURE_NAMES) == len(ran["next_features"])
+    # Ending the turn finishes no player's action: the leaf is the position right after it, the next
+    # turn's start (theirs played by `grod`) another.
+    stood = module.replay(game, Action(ActionType.END_TURN), team.team_id, seed=3)
+    ended = private_copy(game, 3)
+    step(ended, Action(ActionType.END_TURN))
+    assert stood["leaf_features"] == features.features(ended, ended.get_team_by_id(team.team_id)).tolist()
+    assert stood["leaf_tds"] == stood["next_tds"] == 0 and stood["next_features"] != stood["leaf_features"]
+    assert 0.0 <= stood["next_value"] <= 1.0
+    assert team.state.score == score and game.get_ball_carrier() is team.players[0]  # the real game untouched
+
+
+def test_the_sibling_probe_picks_the_first_child_and_the_most_visited_others():
+    from mcts_bot.core.nodes import ChanceNode
+    module = sibling_probe()
+    children = [ChanceNode(Action(ActionType.END_TURN), is_opponent=False) for _ in range(5)]
+    for child, visits in zip(children, (1, 3, 9, 5, 4)):
+        child.visits = visits
+    assert module.siblings(children, 3, min_visits=4) == [children[0], children[2], children[3]]
+    assert module.siblings(children, 3, min_visits=10) == [children[0]]
+
+
+def test_the_sibling_probe_reports_each_judges_agreement_with_the_outcomes(tmp_path):
+    module = sibling_probe()
+
+    def sibling(q, leaf, outcomes):
+        return {"q": q, "replays": [{"leaf_value": leaf, "next_value": o} for o in outcomes]}
+
+    rng = np.random.RandomState(0)
+    lines = []
+    for game in range(4):
+        key, records = f"g{game}", []
+        for decision in range(6):
+            truth = rng.uniform(-0.1, 0.1)
+            # The leaf value tracks the outcome's gap; the search's gap is its opposite.
+            records.append({"key": key, "between_actions": decision % 2 == 0, "siblings": [
+                sibling(0.5, 0.5, [0.5, 0.5]), sibling(0.5 - truth, 0.5 + truth, [0.5 + truth, 0.5 + truth])]})
+        lines.append({"key": key, "decisions": 30, "records": records})
+    out = tmp_path / "siblings.jsonl"
+    out.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    report = module.report(out)
+    assert report.startswith("4 games, 120 searched decisions, 24 recorded, 24 sibling pairs, 2 paired replays each")
+    row = next(line for line in report.splitlines() if line.startswith("| all |"))
+    assert row.split(" | ")[1:] == ["24", "-1.00 (-1.00 to -1.00)", "+1.00 (+1.00 to +1.00)",
+                                    "+0.00 (+0.00 to +0.00)", "+1.00 (+1.00 to +1.00)", "1.00 |"]
+
+
+def test_the_sibling_probes_fit_finds_what_the_leaf_features_add_to_the_leaf_value(tmp_path):
+    module = sibling_probe()
+    rng = np.random.RandomState(1)
+
+    def sibling(leaf, x):
+        return {"q": 0.5, "replays": [{"leaf_value": leaf, "leaf_features": x, "next_value": None}]}
+
+    lines = []
+    for game in range(10):
+        records = []
+        for _ in range(30):
+            x, leaf = rng.normal(size=3), rng.normal(0, 0.05)
+            outcome = 0.5 * leaf + 0.03 * x[0] + rng.normal(0, 0.005)  # the first feature matters beyond the value
+            first, other = sibling(0.5, [0.0, 0.0, 0.0]), sibling(0.5 + leaf, x.tolist())
+            first["replays"][0]["next_value"], other["replays"][0]["next_value"] = 0.5, 0.5 + outcome
+            records.append({"key": f"g{game}", "siblings": [first, other]})
+        lines.append({"key": f"g{game}", "decisions": 30, "records": records})
+    out = tmp_path / "siblings.jsonl"
+    out.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    rows = {line.split(" | ")[0].lstrip("| "): float(line.split(" | ")[1])
+            for line in module.fit_report(out).splitlines() if line.startswith("| ") and "|---" not in line
+            and not line.startswith("| Outcome")}
+    assert rows["leaf value's gap, rescaled"] < rows["no gap"]
+    assert rows["with the features' gaps, L2 0.01"] < 0.2 * rows["leaf value's gap, rescaled"]
+    assert "10 games with recorded pairs, fewer than the 11 folds" in module.fit_report(out, folds=11)
+
+
+
+def test_the_sibling_probe_keeps_each_game_as_it_ends_and_plays_only_those_missing(tmp_path):
+    from mcts_bot.harness.records import play_missing
+    module = sibling_probe()
+    specs = [module.GameSpec("default", 5, side, 700 + i, share=0.3, siblings=2, min_visits=1, rollouts=2, board=3)
+             for i, side in enumerate(("home", "away"))]
+    out = tmp_path / "siblings.jsonl"
+    first = play_missing(specs[:1], module.play_game, out, progress=False)
+    assert first[0]["key"] == "3p-default-5-home-700" and first[0]["records"]
+    assert all(len(r["siblings"]) == 2 and len(r["siblings"][0]["replays"]) == 2 for r in first[0]["records"])
+    both = play_missing(specs, module.play_game, out, progress=False)
+    assert both[0] == first[0] and len(out.read_text().splitlines()) == 2  # the first game was not played again
+    assert module.report(out).startswith(f"2 games, {first[0]['decisions'] + both[1]['decisions']} searched decisions")

@@ -38,14 +38,10 @@ from botbowl.core import Action
 
 from mcts_bot.adapter.actions import same_action, step
 from mcts_bot.adapter.search_copy import private_copy
-from mcts_bot.agent import MCTSBot
 from mcts_bot.core.nodes import ChanceNode
 from mcts_bot.core.policies import lower_bound
 from mcts_bot.core.search import SearchResult
-from mcts_bot.harness import training
-from mcts_bot.harness.bots import make_bot
-from mcts_bot.harness.games import make_game
-from mcts_bot.harness.matches import play_to_the_end
+from mcts_bot.harness import probing, training
 from mcts_bot.harness.records import append_result, read_results
 from mcts_bot.knowledge.value import learned_value
 from mcts_bot.presets import BOARD_FINAL_CHOICE, GROD_MENDED_CHOICE, board_choice, get_preset
@@ -132,14 +128,7 @@ def play(preset: str, iterations: int, side: str, seed: int, rollouts: int) -> L
     """One game against `grod`; its overrules' records, then the game's own."""
     key = game_key(preset, iterations, side, seed, rollouts)
     recorder = OverruleRecorder(key, rollouts, seed * 100_000, get_preset(preset).end_moves)
-    bot = MCTSBot("mcts", iterations=iterations, preset=preset, seed=seed, on_decision=recorder)
-    opponent = make_bot("grod", seed=seed + 1)
-    home, away = (bot, opponent) if side == "home" else (opponent, bot)
-    game = make_game(11, home, away, seed=seed, game_id=f"g{seed}")
-    crash = play_to_the_end(game)
-    if crash:
-        raise RuntimeError(f"game {key} crashed:\n{crash}")
-    ours = game.state.home_team if side == "home" else game.state.away_team
+    game, ours = probing.play_searching(preset, iterations, side, seed, recorder)
     return recorder.records + [{"key": key, "game": True, "decisions": recorder.decisions,
                                 "overrules": len(recorder.records),
                                 "score": [ours.state.score, game.get_opp_team(ours).state.score]}]

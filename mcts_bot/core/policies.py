@@ -17,6 +17,7 @@ from typing import Callable, Collection, Dict, List, Optional
 import botbowl
 import numpy as np
 from botbowl.core import Action, ActionType
+from botbowl.core.procedure import Turn
 
 from mcts_bot.adapter.game_memos import game_memo
 from mcts_bot.adapter.hashing import game_state_hash
@@ -212,6 +213,19 @@ def _searched_continuation(node: ActionNode) -> Optional[ChanceNode]:
 def choice_stands(game: botbowl.Game, root: ActionNode, chosen: ChanceNode) -> ChanceNode:
     """The final guard that changes nothing (for a board a `ByBoard` guard leaves alone)."""
     return chosen
+
+
+def priors_between_actions(game: botbowl.Game, root: ActionNode, chosen: ChanceNode,
+                           within: FinalGuard = choice_stands) -> ChanceNode:
+    """The priors' first choice between player actions (botbowl's `Turn` on top of the stack: which
+    player starts what, or the end of the turn); at every other decision `within`'s guarded choice.
+
+    Only the stack is read: botbowl leaves the last acting player as `active_player` after a
+    touchdown, so the first turn of the next drive would not pass a test of `active_player is None`.
+    """
+    if isinstance(game.get_procedure(), Turn):
+        return root.children[0]
+    return within(game, root, chosen)
 
 
 def lower_bound(node: ActionNode, child: ChanceNode, z: float = 1.0, min_spread: float = 0.02) -> float:

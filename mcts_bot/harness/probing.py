@@ -1,15 +1,17 @@
 """What the experiment probes of docs/probes/ share: the default's 11-player knowledge as a bot that
-logs its own turns, and games played with their records rewritten as each one ends (an interrupted
-probe keeps what it had)."""
+logs its own turns, games played with their records rewritten as each one ends (an interrupted
+probe keeps what it had), and a game of the MCTS bot with a hook after each search."""
 import argparse
 import json
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Tuple
 
 import botbowl
 from botbowl.core.procedure import Turn
 
+from mcts_bot.agent import MCTSBot
 from mcts_bot.harness.bots import make_bot
-from mcts_bot.harness.matches import play_side
+from mcts_bot.harness.games import make_game
+from mcts_bot.harness.matches import play_side, play_to_the_end
 from mcts_bot.knowledge.grod import GrodBot
 
 
@@ -86,3 +88,18 @@ def run_turn_probe(doc: str, play: Callable[[str, str, int, int, Optional[str]],
     parser.add_argument("--out", help="a JSON-lines file for the turns")
     args = parser.parse_args()
     return play(args.opponent, args.side, args.seed, args.games, args.out)
+
+
+def play_searching(preset: str, iterations: int, side: str, seed: int, on_decision: Callable,
+                   opponent: str = "grod", board: int = 11) -> Tuple[botbowl.Game, botbowl.Team]:
+    """One game of the MCTS bot (`preset`, `iterations` a decision, seeded `seed`, `on_decision` called
+    after each search) as `side` against `opponent` (seeded `seed` + 1), the game seeded `seed`: the
+    finished game and the bot's team. A crash raises, with its traceback."""
+    bot = MCTSBot("mcts", iterations=iterations, preset=preset, seed=seed, on_decision=on_decision)
+    other = make_bot(opponent, seed=seed + 1)
+    home, away = (bot, other) if side == "home" else (other, bot)
+    game = make_game(board, home, away, seed=seed, game_id=f"g{seed}")
+    crash = play_to_the_end(game)
+    if crash:
+        raise RuntimeError(f"game {seed} ({preset} as {side}) crashed:\n{crash}")
+    return game, game.state.home_team if side == "home" else game.state.away_team
