@@ -52,6 +52,9 @@ search's overrules had ended turns with the carrier thin twice as often as the t
 measured as `default-carrier-guard` (the guard on every board); `default-unguarded` is the default before,
 up to commit 6ea0a8f, also under the name its measurements were run with, `default-idle-blitz-as-move`.
 
+`default-turn-priors` plays, on the Bot Bowl board, its priors' first choice between player actions and
+the default's search within them (head to head against the default 48.8% over 40 games: not the default).
+
 `default-common-dice` gives every action of a node the same dice on its k-th visit (`Preset.common_dice`:
 common random numbers), so that the search compares siblings on the same luck.
 
