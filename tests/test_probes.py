@@ -581,6 +581,11 @@ def test_the_luck_probe_counts_no_luck_where_no_dice_are_thrown():
     assert meter.start == pytest.approx([meter._last[0], meter._last[1]])
 
 
+def carrier_at_their_endzone():
+    """Our carrier one square from their endzone, nobody near him."""
+    return mirror_ready(arranged_position(11, "home", ours={0: (1, 7), 1: (12, 7)}, theirs={0: (20, 3)}, carrier=0))
+
+
 def overrule_probe():
     return file_probe(PROBE_DIR / "overrule_outcomes.py", "overrule_probe")
 
@@ -588,7 +593,7 @@ def overrule_probe():
 def test_the_overrule_probe_replays_an_action_and_plays_out_the_half_the_same_way_for_a_seed():
     module = overrule_probe()
     # Our carrier one square from their endzone, nobody near: running in beats ending the turn.
-    game = mirror_ready(arranged_position(11, "home", ours={0: (1, 7), 1: (12, 7)}, theirs={0: (20, 3)}, carrier=0))
+    game = carrier_at_their_endzone()
     team = game.active_team
     score = team.state.score
     run_in = Action(ActionType.START_MOVE, player=team.players[0])
@@ -758,7 +763,7 @@ def test_the_sibling_probe_replays_a_child_to_its_leaf_and_our_next_turn_the_sam
     from mcts_bot.adapter.search_copy import private_copy
     module = sibling_probe()
     # Our carrier one square from their endzone, nobody near: his move scores at the leaf already.
-    game = mirror_ready(arranged_position(11, "home", ours={0: (1, 7), 1: (12, 7)}, theirs={0: (20, 3)}, carrier=0))
+    game = carrier_at_their_endzone()
     team = game.active_team
     score = team.state.score
     run_in = Action(ActionType.START_MOVE, player=team.players[0])
