@@ -85,6 +85,7 @@ from mcts_bot.core.policies import (
     most_visited,
     normalized_ucb1,
     priors_between_actions,
+    priors_within_actions,
     puct,
     random_rollout_policy,
     robust_child,
@@ -272,6 +273,12 @@ ABLATIONS = (
     DEFAULT.replace(name="default-turn-priors",
                     final_guard=ByBoard(smaller=choice_stands,
                                         bot_bowl=partial(priors_between_actions, within=carrier_guard()))),
+    # The other half: the search's choice between player actions, the priors' within them. Siblings replayed
+    # with the same dice found the search's preference informative between actions and not within them
+    # (docs/learning.md, "Siblings replayed with the same dice").
+    DEFAULT.replace(name="default-search-between-actions",
+                    final_guard=ByBoard(smaller=choice_stands,
+                                        bot_bowl=partial(priors_within_actions, between=carrier_guard()))),
     # Common random numbers: the k-th visit of every action of a node throws the same dice (`Preset.common_dice`),
     # so that an overrule rests less on one child's luck with the dice.
     DEFAULT.replace(name="default-common-dice", common_dice=True),

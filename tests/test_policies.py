@@ -368,7 +368,7 @@ def test_the_default_plays_an_idle_blitz_as_a_move_and_the_default_before_did_no
 
 def test_between_player_actions_the_priors_choice_is_played_within_them_the_inner_guards():
     from conftest import move_position
-    from mcts_bot.core.policies import priors_between_actions
+    from mcts_bot.core.policies import priors_between_actions, priors_within_actions
 
     def root_of(game):
         from mcts_bot.adapter.actions import legal_actions
@@ -389,6 +389,11 @@ def test_between_player_actions_the_priors_choice_is_played_within_them_the_inne
     root = root_of(within)
     assert priors_between_actions(within, root, root.children[1]) is root.children[1]
     assert priors_between_actions(within, root, root.children[0], within=last) is root.children[-1]
+    # The complement: the priors' choice within actions, the outer guard between them.
+    assert priors_within_actions(within, root, root.children[1], between=last) is root.children[0]
+    root = root_of(between)
+    assert priors_within_actions(between, root, root.children[1]) is root.children[1]
+    assert priors_within_actions(between, root, root.children[0], between=last) is root.children[-1]
 
 
 def test_the_turn_priors_preset_plays_its_priors_between_player_actions_on_the_bot_bowl_board():
@@ -400,6 +405,24 @@ def test_the_turn_priors_preset_plays_its_priors_between_player_actions_on_the_b
     guard = preset.for_game(game).final_guard
     assert guard.func is priors_between_actions and guard.keywords["within"].func is guarded_carrier_choice
     assert preset.for_game(turn_position(3, seed=0)).final_guard is choice_stands
+    bot = MCTSBot(preset=preset, seconds=None, iterations=30, seed=0)
+    bot.act(game)
+    assert bot.last_choice is bot.last_root.children[0] and bot.totals.overruled == 0
+
+
+def test_the_search_between_actions_preset_plays_its_priors_within_player_actions_on_the_bot_bowl_board():
+    from conftest import move_position
+    from mcts_bot import MCTSBot
+    from mcts_bot.core.carrier_guard import guarded_carrier_choice
+    from mcts_bot.core.policies import choice_stands, priors_within_actions
+    preset = get_preset("default-search-between-actions")
+    game = move_position(11, seed=11)  # within a foul, where the default's search overrules its priors
+    guard = preset.for_game(game).final_guard
+    assert guard.func is priors_within_actions and guard.keywords["between"].func is guarded_carrier_choice
+    assert preset.for_game(move_position(3, seed=0)).final_guard is choice_stands
+    default = MCTSBot(preset="default", seconds=None, iterations=30, seed=0)
+    default.act(game)
+    assert default.last_choice is not default.last_root.children[0] and default.totals.overruled == 1
     bot = MCTSBot(preset=preset, seconds=None, iterations=30, seed=0)
     bot.act(game)
     assert bot.last_choice is bot.last_root.children[0] and bot.totals.overruled == 0

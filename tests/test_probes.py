@@ -791,6 +791,13 @@ def test_the_sibling_probe_picks_the_first_child_and_the_most_visited_others():
     assert module.siblings(children, 3, min_visits=10) == [children[0]]
 
 
+def test_the_sibling_probe_takes_the_seeds_of_real_runs():
+    # The first run on 11 players (--seed 56000) failed: its dice seeds passed numpy's 32 bits.
+    module = sibling_probe()
+    recorders = [module.SiblingRecorder("k", 0.2, 3, 4, 2, game_seed, "default") for game_seed in (56000, 56001)]
+    assert all(0 <= r.seed < 2**31 for r in recorders) and recorders[0].seed != recorders[1].seed
+
+
 def test_the_sibling_probe_reports_each_judges_agreement_with_the_outcomes(tmp_path):
     module = sibling_probe()
 
@@ -814,6 +821,13 @@ def test_the_sibling_probe_reports_each_judges_agreement_with_the_outcomes(tmp_p
     row = next(line for line in report.splitlines() if line.startswith("| all |"))
     assert row.split(" | ")[1:] == ["24", "-1.00 (-1.00 to -1.00)", "+1.00 (+1.00 to +1.00)",
                                     "+0.00 (+0.00 to +0.00)", "+1.00 (+1.00 to +1.00)", "1.00 |"]
+    # Every judge's gaps as far apart as the outcome's, which the dice do not blur here.
+    spreads = [line for line in report.splitlines() if line.startswith("| all |")][1].strip("| ").split(" | ")[1:]
+    assert len(set(spreads)) == 1 and float(spreads[0]) > 0.0
+    # Where the search prefers the sibling its outcome is worse; where the leaf value does, better.
+    means = [line for line in report.splitlines() if line.startswith("| all |")][2].strip("| ").split(" | ")[1:]
+    search_sibling, search_first, leaf_sibling, leaf_first = (float(cell.split()[0]) for cell in means)
+    assert search_sibling < 0 < search_first and leaf_first < 0 < leaf_sibling
 
 
 def test_the_sibling_probes_fit_finds_what_the_leaf_features_add_to_the_leaf_value(tmp_path):

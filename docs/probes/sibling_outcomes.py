@@ -106,11 +106,12 @@ def siblings(children: Sequence[ChanceNode], count: int, min_visits: int) -> Lis
 class SiblingRecorder:
     """The on_decision hook: at a share of one game's searched decisions, the siblings replayed."""
 
-    def __init__(self, key: str, share: float, count: int, min_visits: int, rollouts: int, seed: int,
+    def __init__(self, key: str, share: float, count: int, min_visits: int, rollouts: int, game_seed: int,
                  preset_name: str):
         self.key, self.share, self.count, self.min_visits = key, share, count, min_visits
-        self.rollouts, self.seed, self.preset_name = rollouts, seed, preset_name
-        self.rng = np.random.RandomState(seed)
+        # Dice seeds of one game's replays, apart from other games' and within numpy's 32 bits.
+        self.rollouts, self.seed, self.preset_name = rollouts, game_seed * 100_000 % 2**31, preset_name
+        self.rng = np.random.RandomState(self.seed)
         self.records: List[dict] = []
         self.decisions = 0
 
@@ -160,7 +161,7 @@ class GameSpec:
 def play_game(spec: GameSpec) -> dict:
     """One game against `grod`: its score and searched decisions, and the records of those replayed."""
     recorder = SiblingRecorder(spec.key, spec.share, spec.siblings, spec.min_visits, spec.rollouts,
-                               spec.seed * 100_000, spec.preset)
+                               spec.seed, spec.preset)
     game, ours = probing.play_searching(spec.preset, spec.iterations, spec.side, spec.seed, recorder, board=spec.board)
     return {"key": spec.key, "score": [ours.state.score, game.get_opp_team(ours).state.score],
             "decisions": recorder.decisions, "records": recorder.records}
@@ -234,8 +235,9 @@ def report(path: Path, floor: float = 0.01) -> str:
         r = np.corrcoef(a, b)[0, 1] if len(a) >= 3 else float("nan")
         return float(2 * r / (1 + r))
 
-    for name, subset in (("all", records), ("between player actions", [r for r in records if r["between_actions"]]),
-                         ("within them", [r for r in records if not r["between_actions"]])):
+    subsets = (("all", records), ("between player actions", [r for r in records if r["between_actions"]]),
+               ("within them", [r for r in records if not r["between_actions"]]))
+    for name, subset in subsets:
         count = sum(len(r["siblings"]) - 1 for r in subset)
         if count < 3:
             out.append(f"| {name} | {count} | | | | | |")
@@ -244,6 +246,40 @@ def report(path: Path, floor: float = 0.01) -> str:
                    f"| {cell(subset, lambda p: _correlation(p, 'leaf', 'outcome'))} "
                    f"| {cell(subset, lambda p: _agreement(p, 'search', floor))} "
                    f"| {cell(subset, lambda p: _agreement(p, 'leaf', floor))} | {reliability(subset):.2f} |")
+    # How far apart the siblings are by each judge: the outcome's true spread is the part of its
+    # spread that its reliability says is not the dice.
+    out += ["", "| Pairs | Spread of the gaps (standard deviation): search's | leaf value's | outcome's "
+                "| the outcome's not from the dice |", "|---|---:|---:|---:|---:|"]
+    for name, subset in subsets:
+        pairs = [p for r in subset for p in gaps(r)]
+        if len(pairs) < 3:
+            continue
+        spread = {judge: float(np.std([p[judge] for p in pairs])) for judge in ("search", "leaf", "outcome")}
+        true = spread["outcome"] * np.sqrt(max(reliability(subset), 0.0))
+        out.append(f"| {name} | {spread['search']:.4f} | {spread['leaf']:.4f} | {spread['outcome']:.4f} | {true:.4f} |")
+    # Does a judge's preference carry information? The outcome's mean gap where it prefers the sibling
+    # (better than the first child if so) and where it prefers the first child.
+    out += ["", "| Pairs | Outcome's mean gap where the search prefers the sibling (pairs) | where it prefers the "
+                "first | where the leaf value prefers the sibling (pairs) | where it prefers the first |",
+            "|---|---:|---:|---:|---:|"]
+
+    def mean_outcome(judge: str, sibling: bool):
+        def statistic(pairs: List[Dict[str, float]]) -> float:
+            chosen = [p["outcome"] for p in pairs if (p[judge] > 0) == sibling]
+            return float(np.mean(chosen)) if chosen else float("nan")
+        return statistic
+
+    for name, subset in subsets:
+        pairs = [p for r in subset for p in gaps(r)]
+        if len(pairs) < 3:
+            continue
+        cells = []
+        for judge in ("search", "leaf"):
+            count = sum(p[judge] > 0 for p in pairs)
+            cells += ["{:+.4f} ({:+.4f} to {:+.4f})".format(*by_game_interval(subset, mean_outcome(judge, True)))
+                      + f" ({count})",
+                      "{:+.4f} ({:+.4f} to {:+.4f})".format(*by_game_interval(subset, mean_outcome(judge, False)))]
+        out.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 

@@ -228,6 +228,16 @@ def priors_between_actions(game: botbowl.Game, root: ActionNode, chosen: ChanceN
     return within(game, root, chosen)
 
 
+def priors_within_actions(game: botbowl.Game, root: ActionNode, chosen: ChanceNode,
+                          between: FinalGuard = choice_stands) -> ChanceNode:
+    """The complement of `priors_between_actions`: the priors' first choice at every decision within a
+    player's action (where to move, which block die, follow up or not, a re-roll), `between`'s guarded
+    choice between player actions."""
+    if isinstance(game.get_procedure(), Turn):
+        return between(game, root, chosen)
+    return root.children[0]
+
+
 def lower_bound(node: ActionNode, child: ChanceNode, z: float = 1.0, min_spread: float = 0.02) -> float:
     """`robust_child`'s confidence bound on a child's mean: mean - z * s / sqrt(visits).
 
