@@ -273,9 +273,8 @@ ABLATIONS = (
     DEFAULT.replace(name="default-turn-priors",
                     final_guard=ByBoard(smaller=choice_stands,
                                         bot_bowl=partial(priors_between_actions, within=carrier_guard()))),
-    # The other half: the search's choice between player actions, the priors' within them. Siblings replayed
-    # with the same dice found the search's preference informative between actions and not within them
-    # (docs/learning.md, "Siblings replayed with the same dice").
+    # The other half of `default-turn-priors`: the search's choice between player actions, the priors' within
+    # them (docs/bot-bowl-board.md, "Where the search's edge lies").
     DEFAULT.replace(name="default-search-between-actions",
                     final_guard=ByBoard(smaller=choice_stands,
                                         bot_bowl=partial(priors_within_actions, between=carrier_guard()))),
