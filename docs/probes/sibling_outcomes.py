@@ -246,40 +246,37 @@ def report(path: Path, floor: float = 0.01) -> str:
                    f"| {cell(subset, lambda p: _correlation(p, 'leaf', 'outcome'))} "
                    f"| {cell(subset, lambda p: _agreement(p, 'search', floor))} "
                    f"| {cell(subset, lambda p: _agreement(p, 'leaf', floor))} | {reliability(subset):.2f} |")
-    # How far apart the siblings are by each judge: the outcome's true spread is the part of its
-    # spread that its reliability says is not the dice.
-    out += ["", "| Pairs | Spread of the gaps (standard deviation): search's | leaf value's | outcome's "
-                "| the outcome's not from the dice |", "|---|---:|---:|---:|---:|"]
-    for name, subset in subsets:
-        pairs = [p for r in subset for p in gaps(r)]
-        if len(pairs) < 3:
-            continue
-        spread = {judge: float(np.std([p[judge] for p in pairs])) for judge in ("search", "leaf", "outcome")}
-        true = spread["outcome"] * np.sqrt(max(reliability(subset), 0.0))
-        out.append(f"| {name} | {spread['search']:.4f} | {spread['leaf']:.4f} | {spread['outcome']:.4f} | {true:.4f} |")
-    # Does a judge's preference carry information? The outcome's mean gap where it prefers the sibling
-    # (better than the first child if so) and where it prefers the first child.
-    out += ["", "| Pairs | Outcome's mean gap where the search prefers the sibling (pairs) | where it prefers the "
-                "first | where the leaf value prefers the sibling (pairs) | where it prefers the first |",
-            "|---|---:|---:|---:|---:|"]
-
     def mean_outcome(judge: str, sibling: bool):
         def statistic(pairs: List[Dict[str, float]]) -> float:
             chosen = [p["outcome"] for p in pairs if (p[judge] > 0) == sibling]
             return float(np.mean(chosen)) if chosen else float("nan")
         return statistic
 
+    # How far apart the siblings are by each judge (the outcome's true spread is the part of its spread
+    # that its reliability says is not the dice), and whether a judge's preference carries information:
+    # the outcome's mean gap where it prefers the sibling (better than the first child if so) and where
+    # it prefers the first child.
+    spreads = ["", "| Pairs | Spread of the gaps (standard deviation): search's | leaf value's | outcome's "
+                   "| the outcome's not from the dice |", "|---|---:|---:|---:|---:|"]
+    preferences = ["", "| Pairs | Outcome's mean gap where the search prefers the sibling (pairs) | where it prefers "
+                       "the first | where the leaf value prefers the sibling (pairs) | where it prefers the first |",
+                   "|---|---:|---:|---:|---:|"]
     for name, subset in subsets:
         pairs = [p for r in subset for p in gaps(r)]
         if len(pairs) < 3:
             continue
+        spread = {judge: float(np.std([p[judge] for p in pairs])) for judge in ("search", "leaf", "outcome")}
+        true = spread["outcome"] * np.sqrt(max(reliability(subset), 0.0))
+        spreads.append(f"| {name} | {spread['search']:.4f} | {spread['leaf']:.4f} | {spread['outcome']:.4f} "
+                       f"| {true:.4f} |")
         cells = []
         for judge in ("search", "leaf"):
             count = sum(p[judge] > 0 for p in pairs)
             cells += ["{:+.4f} ({:+.4f} to {:+.4f})".format(*by_game_interval(subset, mean_outcome(judge, True)))
                       + f" ({count})",
                       "{:+.4f} ({:+.4f} to {:+.4f})".format(*by_game_interval(subset, mean_outcome(judge, False)))]
-        out.append(f"| {name} | " + " | ".join(cells) + " |")
+        preferences.append(f"| {name} | " + " | ".join(cells) + " |")
+    out += spreads + preferences
     return "\n".join(out)
 
 
