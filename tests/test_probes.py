@@ -870,3 +870,11 @@ def test_the_sibling_probe_keeps_each_game_as_it_ends_and_plays_only_those_missi
     both = play_missing(specs, module.play_game, out, progress=False)
     assert both[0] == first[0] and len(out.read_text().splitlines()) == 2  # the first game was not played again
     assert module.report(out).startswith(f"2 games, {first[0]['decisions'] + both[1]['decisions']} searched decisions")
+
+
+def test_a_probe_of_recorded_games_names_the_folders_without_any_and_how_to_record_some(tmp_path, monkeypatch, capsys):
+    from mcts_bot.harness import probing
+    monkeypatch.setattr(sys, "argv", ["probe", str(tmp_path)])
+    with pytest.raises(SystemExit):
+        probing.recorded_games("a probe")
+    assert f"no recorded games (*.npz) in {tmp_path}: record some with scripts/run.sh trace" in capsys.readouterr().err

@@ -12,15 +12,13 @@ each the carrier, one of his guards or another) and counted by how its turn ende
 
     .venv/bin/python docs/probes/overrule_guards.py data/searches-11/grod-40000 data/searches-11/grod-42000
 """
-import argparse
-from pathlib import Path
 from collections import Counter
 from typing import Dict, List, Optional, Tuple
 
 import botbowl
 import numpy as np
 
-from mcts_bot.harness.collect import saved_games
+from mcts_bot.harness import probing
 from mcts_bot.harness.selfplay import player_of, read_game, recorded_action, replay_moves
 from mcts_bot.harness.trace import GUARDS, Counts, GameTracer
 
@@ -118,13 +116,7 @@ def by_overrule(counts: Counts) -> Dict[str, Tuple[List[int], List[int]]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("folders", type=Path, nargs="+", help="folders of recorded games (trace --record)")
-    args = parser.parse_args()
-    paths = saved_games(args.folders)
-    if not paths:
-        parser.error(f"no recorded games (*.npz) in {', '.join(map(str, args.folders))}: record some with "
-                     "scripts/run.sh trace ... --record DIR")
+    paths = probing.recorded_games(__doc__)
     total, kinds = Counts(), Counter()
     for n, path in enumerate(paths, 1):
         total.add(retrace(read_game(path), kinds))

@@ -11,16 +11,14 @@ chosen child's mean value less the first choice's.
 
     .venv/bin/python docs/probes/start_overrules.py data/searches-11/grod-38000
 """
-import argparse
 from collections import Counter
-from pathlib import Path
 from typing import Dict, Iterator, List
 
 import numpy as np
 from botbowl.core import ActionType
 
 from mcts_bot.core.policies import IDLE_AS_MOVE
-from mcts_bot.harness.collect import saved_games
+from mcts_bot.harness import probing
 from mcts_bot.harness.selfplay import read_game
 
 STARTS = frozenset(t.value for t in (ActionType.START_MOVE, ActionType.START_BLOCK, ActionType.START_BLITZ,
@@ -87,13 +85,7 @@ def _signed(value: float) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("folders", type=Path, nargs="+", help="folders of recorded games (trace --record)")
-    args = parser.parse_args()
-    paths = saved_games(args.folders)
-    if not paths:
-        parser.error(f"no recorded games (*.npz) in {', '.join(map(str, args.folders))}: record some with "
-                     "scripts/run.sh trace ... --record DIR")
+    paths = probing.recorded_games(__doc__)
     result = summary([row for path in paths for row in starts(read_game(path))])
     print(f"{len(paths)} games: {result['starts']} player actions started by a search, "
           f"{result['overruled']} against the priors' first choice")

@@ -3,6 +3,7 @@ logs its own turns, games played with their records rewritten as each one ends (
 probe keeps what it had), and a game of the MCTS bot with a hook after each search."""
 import argparse
 import json
+from pathlib import Path
 from typing import Callable, List, Optional, Tuple
 
 import botbowl
@@ -10,6 +11,7 @@ from botbowl.core.procedure import Turn
 
 from mcts_bot.agent import MCTSBot
 from mcts_bot.harness.bots import make_bot
+from mcts_bot.harness.collect import saved_games
 from mcts_bot.harness.games import make_game
 from mcts_bot.harness.matches import play_side, play_to_the_end
 from mcts_bot.knowledge.grod import GrodBot
@@ -88,6 +90,19 @@ def run_turn_probe(doc: str, play: Callable[[str, str, int, int, Optional[str]],
     parser.add_argument("--out", help="a JSON-lines file for the turns")
     args = parser.parse_args()
     return play(args.opponent, args.side, args.seed, args.games, args.out)
+
+
+def recorded_games(doc: str) -> List[Path]:
+    """A probe of recorded games' command line (folders written by `trace --record`, `doc` as the
+    help): their games' files, or a clear error where there are none."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("folders", type=Path, nargs="+", help="folders of recorded games (trace --record)")
+    args = parser.parse_args()
+    paths = saved_games(args.folders)
+    if not paths:
+        parser.error(f"no recorded games (*.npz) in {', '.join(map(str, args.folders))}: record some with "
+                     "scripts/run.sh trace ... --record DIR")
+    return paths
 
 
 def play_searching(preset: str, iterations: int, side: str, seed: int, on_decision: Callable,
