@@ -242,12 +242,6 @@ def die(*args, **kwargs):
     os._exit(3)
 
 
-def die_late(*args, **kwargs):
-    """Stands in for a helper's work to make it die well after a short decision's deadline."""
-    time.sleep(1.5)
-    os._exit(3)
-
-
 def visits_consistent(root: ActionNode) -> bool:
     """Every action's visits are its outcomes' (no virtual visit left, nothing backed up twice)."""
     return all(child.visits == sum(o.visits for o in child.outcomes.values())

@@ -12,7 +12,7 @@ import pytest
 from botbowl.core import Action, ActionType
 
 import mcts_bot
-from conftest import allowed_by_botbowl, die, die_late, hang, turn_position, visits_consistent
+from conftest import allowed_by_botbowl, die, hang, turn_position, visits_consistent
 from mcts_bot.adapter import actions as game_actions
 from mcts_bot.adapter.search_copy import private_copy
 from mcts_bot.harness.games import make_game
@@ -174,20 +174,25 @@ def test_a_failing_worker_costs_iterations_never_the_decision(monkeypatch, failu
 _search = root_parallel.run_search
 
 
-def _later(*args, **kwargs):
+# Released by the test, once per search: the helper replies only after the decision has ended,
+# however slow the machine (a fixed sleep was not enough on a loaded host: the decision ran 0.76 s).
+_release = None
+
+
+def _held_back(*args, **kwargs):
     result = _search(*args, **kwargs)
-    time.sleep(2.0)  # still busy at the next decision even when a loaded machine slows the first one
+    _release.acquire(timeout=30)
     return result
 
 
-def _late(*args, **kwargs):
-    result = _search(*args, **kwargs)
-    time.sleep(0.3)  # past the deadline and the time to reply
-    return result
+def _die_held_back(*args, **kwargs):
+    _release.acquire(timeout=30)
+    os._exit(3)
 
 
 def test_a_late_worker_is_kept_counted_and_its_late_reply_dropped(monkeypatch, caplog):
-    monkeypatch.setattr(root_parallel, "run_search", _late)
+    monkeypatch.setattr(root_parallel, "run_search", _held_back)
+    monkeypatch.setattr(sys.modules[__name__], "_release", workers_module.process_context().Semaphore(0))
     game = turn_position(3, seed=5)
     bot = mcts_bot.MCTSBot(seconds=0.3, seed=0, workers=2)
     bot.new_game(game, game.active_team)
@@ -195,13 +200,15 @@ def test_a_late_worker_is_kept_counted_and_its_late_reply_dropped(monkeypatch, c
     with caplog.at_level("INFO", logger="mcts_bot"):
         bot.act(game)
         assert bot.last_stats.merged_iterations == 0 and bot.last_stats.late_workers == 1
+        _release.release()
         assert conn.poll(timeout=30)  # the late reply arrives before the next decision (read by it)
         bot.act(game)
-    # The same helper searched again (late again: it still sleeps), and the first reply was not
+    # The same helper searched again (late again: held back), and the first reply was not
     # taken for the second decision's. Late is counted, not an error, and not logged.
     assert bot.workers._helpers[0][0] is helper and helper.is_alive()
     assert bot.last_stats.merged_iterations == 0 and (bot.totals.errors, bot.totals.late_workers) == (0, 2)
     assert not caplog.records
+    _release.release()
     bot.end_game(game)
 
 
@@ -287,18 +294,20 @@ def test_bad_worker_counts_fail_clearly():
 def test_a_helper_late_past_the_next_decision_sits_it_out(monkeypatch, caplog):
     # The next decision can come a millisecond after the last: a helper still busy with its late
     # search is not sent the new one, nor replaced, nor reported; it joins again once it answered.
-    monkeypatch.setattr(root_parallel, "run_search", _later)
+    monkeypatch.setattr(root_parallel, "run_search", _held_back)
+    monkeypatch.setattr(sys.modules[__name__], "_release", workers_module.process_context().Semaphore(0))
     game = turn_position(3, seed=5)
     bot = mcts_bot.MCTSBot(seconds=0.3, seed=0, workers=2)
     bot.new_game(game, game.active_team)
     helper, conn = bot.workers._helpers[0]
     with caplog.at_level("INFO", logger="mcts_bot"):
         bot.act(game)
-        bot.act(game)  # at once: the helper still sleeps on its first reply
+        bot.act(game)  # the helper is still held back on its first reply
     assert bot.last_stats.late_workers == 0 and bot.last_stats.merged_iterations == 0  # not asked
     assert bot.workers._helpers[0][0] is helper and helper.is_alive()
     assert bot.totals.errors == 0 and not caplog.records
-    monkeypatch.undo()
+    _release.release()  # its first search,
+    _release.release()  # and the one it is asked for next
     assert conn.poll(timeout=30)  # its late reply comes (read by the next decision)
     bot.budget = mcts_bot.Budget(iterations=20)
     bot.act(game)
@@ -308,13 +317,16 @@ def test_a_helper_late_past_the_next_decision_sits_it_out(monkeypatch, caplog):
 
 @pytest.mark.parametrize("parallel", ["root", "tree"])
 def test_a_helper_that_dies_after_the_deadline_is_late_then_failed_once(monkeypatch, parallel):
-    monkeypatch.setattr(*((root_parallel, "run_search") if parallel == "root" else (tree_parallel, "Search")), die_late)
+    monkeypatch.setattr(*((root_parallel, "run_search") if parallel == "root" else (tree_parallel, "Search")),
+                        _die_held_back)
+    monkeypatch.setattr(sys.modules[__name__], "_release", workers_module.process_context().Semaphore(0))
     game = turn_position(3, seed=4)
     bot = mcts_bot.MCTSBot(seconds=0.3, seed=0, workers=2, parallel=parallel)
     bot.new_game(game, game.active_team)
     first = bot.workers._helpers[0][0]
     bot.act(game)
-    assert (bot.totals.errors, bot.totals.late_workers) == (0, 1)  # still sleeping at the deadline
+    assert (bot.totals.errors, bot.totals.late_workers) == (0, 1)  # still held back at the deadline
+    _release.release()
     first.join(timeout=10)  # now it has died, owing its reply
     monkeypatch.undo()
     bot.budget = mcts_bot.Budget(iterations=20)
