@@ -190,13 +190,22 @@ def _die_held_back(*args, **kwargs):
     os._exit(3)
 
 
-def test_a_late_worker_is_kept_counted_and_its_late_reply_dropped(monkeypatch, caplog):
-    monkeypatch.setattr(root_parallel, "run_search", _held_back)
+def _hold_back(monkeypatch, target, work) -> None:
+    monkeypatch.setattr(*target, work)  # helpers are forked with the patch and the semaphore
     monkeypatch.setattr(sys.modules[__name__], "_release", workers_module.process_context().Semaphore(0))
+
+
+def _bot_with_held_back_helper(monkeypatch):
+    _hold_back(monkeypatch, (root_parallel, "run_search"), _held_back)
     game = turn_position(3, seed=5)
     bot = mcts_bot.MCTSBot(seconds=0.3, seed=0, workers=2)
     bot.new_game(game, game.active_team)
     helper, conn = bot.workers._helpers[0]
+    return game, bot, helper, conn
+
+
+def test_a_late_worker_is_kept_counted_and_its_late_reply_dropped(monkeypatch, caplog):
+    game, bot, helper, conn = _bot_with_held_back_helper(monkeypatch)
     with caplog.at_level("INFO", logger="mcts_bot"):
         bot.act(game)
         assert bot.last_stats.merged_iterations == 0 and bot.last_stats.late_workers == 1
@@ -294,12 +303,7 @@ def test_bad_worker_counts_fail_clearly():
 def test_a_helper_late_past_the_next_decision_sits_it_out(monkeypatch, caplog):
     # The next decision can come a millisecond after the last: a helper still busy with its late
     # search is not sent the new one, nor replaced, nor reported; it joins again once it answered.
-    monkeypatch.setattr(root_parallel, "run_search", _held_back)
-    monkeypatch.setattr(sys.modules[__name__], "_release", workers_module.process_context().Semaphore(0))
-    game = turn_position(3, seed=5)
-    bot = mcts_bot.MCTSBot(seconds=0.3, seed=0, workers=2)
-    bot.new_game(game, game.active_team)
-    helper, conn = bot.workers._helpers[0]
+    game, bot, helper, conn = _bot_with_held_back_helper(monkeypatch)
     with caplog.at_level("INFO", logger="mcts_bot"):
         bot.act(game)
         bot.act(game)  # the helper is still held back on its first reply
@@ -317,9 +321,8 @@ def test_a_helper_late_past_the_next_decision_sits_it_out(monkeypatch, caplog):
 
 @pytest.mark.parametrize("parallel", ["root", "tree"])
 def test_a_helper_that_dies_after_the_deadline_is_late_then_failed_once(monkeypatch, parallel):
-    monkeypatch.setattr(*((root_parallel, "run_search") if parallel == "root" else (tree_parallel, "Search")),
-                        _die_held_back)
-    monkeypatch.setattr(sys.modules[__name__], "_release", workers_module.process_context().Semaphore(0))
+    _hold_back(monkeypatch, (root_parallel, "run_search") if parallel == "root" else (tree_parallel, "Search"),
+               _die_held_back)
     game = turn_position(3, seed=4)
     bot = mcts_bot.MCTSBot(seconds=0.3, seed=0, workers=2, parallel=parallel)
     bot.new_game(game, game.active_team)
