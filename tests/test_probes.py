@@ -582,8 +582,11 @@ def test_the_luck_probe_counts_no_luck_where_no_dice_are_thrown():
 
 
 def carrier_at_their_endzone():
-    """Our carrier one square from their endzone, nobody near him."""
-    return mirror_ready(arranged_position(11, "home", ours={0: (1, 7), 1: (12, 7)}, theirs={0: (20, 3)}, carrier=0))
+    """Our carrier one square from their endzone, nobody near him: the game, our team, our score and
+    the carrier's move that runs in."""
+    game = mirror_ready(arranged_position(11, "home", ours={0: (1, 7), 1: (12, 7)}, theirs={0: (20, 3)}, carrier=0))
+    team = game.active_team
+    return game, team, team.state.score, Action(ActionType.START_MOVE, player=team.players[0])
 
 
 def overrule_probe():
@@ -592,11 +595,8 @@ def overrule_probe():
 
 def test_the_overrule_probe_replays_an_action_and_plays_out_the_half_the_same_way_for_a_seed():
     module = overrule_probe()
-    # Our carrier one square from their endzone, nobody near: running in beats ending the turn.
-    game = carrier_at_their_endzone()
-    team = game.active_team
-    score = team.state.score
-    run_in = Action(ActionType.START_MOVE, player=team.players[0])
+    # Nobody near our carrier: running in beats ending the turn.
+    game, team, score, run_in = carrier_at_their_endzone()
     end_turn = Action(ActionType.END_TURN)
     ran = module.half_outcome(game, run_in, team.team_id, seed=3, end_moves=True)
     assert module.half_outcome(game, run_in, team.team_id, seed=3, end_moves=True) == ran  # seeded
@@ -762,11 +762,8 @@ def test_the_sibling_probe_replays_a_child_to_its_leaf_and_our_next_turn_the_sam
     from mcts_bot.adapter.actions import step
     from mcts_bot.adapter.search_copy import private_copy
     module = sibling_probe()
-    # Our carrier one square from their endzone, nobody near: his move scores at the leaf already.
-    game = carrier_at_their_endzone()
-    team = game.active_team
-    score = team.state.score
-    run_in = Action(ActionType.START_MOVE, player=team.players[0])
+    # Nobody near our carrier: his move scores at the leaf already.
+    game, team, score, run_in = carrier_at_their_endzone()
     ran = module.replay(game, run_in, team.team_id, seed=3)
     assert module.replay(game, run_in, team.team_id, seed=3) == ran  # seeded
     assert ran["leaf_tds"] == 1 and len(ran["leaf_features"]) == len(features.FEATURE_NAMES) == len(ran["next_features"])
