@@ -157,7 +157,7 @@ def test_a_tree_parallel_search_keeps_its_budget_and_its_statistics():
 
 
 _play = tree_parallel.play
-LATE_SECONDS = 0.5  # longer than the slack below, so that waiting for it would fail the test
+LATE_SECONDS = 1.0  # longer than the slack below, so that waiting for it would fail the test
 _decisions_answered = set()  # (in each forked helper) the deadlines it has answered once
 
 
@@ -186,7 +186,7 @@ def test_a_result_still_out_at_the_deadline_is_let_go_without_an_error(monkeypat
 
     monkeypatch.setattr(tree_parallel.TreeHelpers, "abandon", counting_abandon)
     game = turn_position(3, seed=4)
-    seconds = 1.0
+    seconds = 2.0  # the helper, late by LATE_SECONDS, still has time to help in the next decision
     bot = mcts_bot.MCTSBot(seconds=seconds, seed=0, workers=2, parallel="tree")
     bot.new_game(game, game.active_team)
     try:
@@ -194,7 +194,8 @@ def test_a_result_still_out_at_the_deadline_is_let_go_without_an_error(monkeypat
         for _ in range(2):
             start = time.perf_counter()
             bot.act(game)
-            assert time.perf_counter() - start < seconds + 0.4  # (slack for a loaded machine)
+            # Slack for a loaded machine (under the suite's load a decision once ended 0.5 s late)
+            assert time.perf_counter() - start < seconds + 0.8
             assert out_at_the_end[-1] >= 1  # a result was still out, and was let go
             assert bot.last_stats.merged_iterations >= 1 and bot.last_stats.error is None
             assert visits_consistent(bot.last_root)
