@@ -54,7 +54,8 @@ up to commit 6ea0a8f, also under the name its measurements were run with, `defau
 
 `default-turn-priors` plays, on the Bot Bowl board, its priors' first choice between player actions and
 the default's search within them (head to head against the default 48.8% over 40 games: not the default).
-`default-search-between-actions` is its other half: the search between player actions, the priors within them.
+`default-search-between-actions` is its other half: the search between player actions, the priors within them
+(against `grod` 51.2% over 40 games, the default 47.5% on the same seeds: not the default).
 
 `default-common-dice` gives every action of a node the same dice on its k-th visit (`Preset.common_dice`:
 common random numbers), so that the search compares siblings on the same luck.
