@@ -795,6 +795,25 @@ def test_the_sibling_probe_takes_the_seeds_of_real_runs():
     assert all(0 <= r.seed < 2**31 for r in recorders) and recorders[0].seed != recorders[1].seed
 
 
+def test_the_sibling_probe_records_only_the_decisions_asked_for():
+    from types import SimpleNamespace
+    from mcts_bot.core.nodes import ChanceNode
+    module = sibling_probe()
+    game, team, _, run_in = carrier_at_their_endzone()  # a turn's start: between player actions
+    children = [ChanceNode(run_in, is_opponent=False), ChanceNode(Action(ActionType.END_TURN), is_opponent=False)]
+    for child in children:
+        child.prior, child.visits = 0.5, 5
+    result = SimpleNamespace(root=SimpleNamespace(children=children))
+    recorded = {}
+    for kind in ("within", "between"):
+        recorder = module.SiblingRecorder("k", 1.0, 2, 4, 2, 56000, "default", decisions=kind)
+        recorder(game, result, run_in)
+        recorded[kind] = recorder.records
+    assert recorded["within"] == [] and recorder.decisions == 1
+    [record] = recorded["between"]
+    assert record["between_actions"] and record["played"] == 0 and len(record["siblings"]) == 2
+    assert module.GameSpec("default", 120, "home", 1, 0.2, 3, 4, 8, decisions="within").key == "11p-default-120-within-home-1"
+
 def test_the_sibling_probe_reports_each_judges_agreement_with_the_outcomes(tmp_path):
     module = sibling_probe()
 

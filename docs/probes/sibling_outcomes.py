@@ -7,7 +7,8 @@ this probe makes its data and measures the shipped value on it first.
 
 An MCTS bot (the default unless --preset) plays `grod` on 11 players (--board) at a fixed number of
 iterations.
-At a share of its searched decisions (--share), the root's first child (the priors' choice) and up to
+At a share of its searched decisions (--share; with --decisions within or between, of those only: within a
+player's action, or between player actions, where one is started or the turn ended), the root's first child (the priors' choice) and up to
 --siblings - 1 others, the most visited with at least --min-visits visits, are each played on private
 copies of the game with the same --rollouts dice seeds. Each replay keeps two positions from the
 deciding team's view: the leaf, where the search would score the child (its player's action finished
@@ -107,8 +108,9 @@ class SiblingRecorder:
     """The on_decision hook: at a share of one game's searched decisions, the siblings replayed."""
 
     def __init__(self, key: str, share: float, count: int, min_visits: int, rollouts: int, game_seed: int,
-                 preset_name: str):
+                 preset_name: str, decisions: str = "all"):
         self.key, self.share, self.count, self.min_visits = key, share, count, min_visits
+        self.kind = decisions
         # Dice seeds of one game's replays, apart from other games' and within numpy's 32 bits.
         self.rollouts, self.seed, self.preset_name = rollouts, game_seed * 100_000 % 2**31, preset_name
         self.rng = np.random.RandomState(self.seed)
@@ -118,6 +120,9 @@ class SiblingRecorder:
     def __call__(self, game: botbowl.Game, result: SearchResult, action: Action) -> None:
         root = result.root
         self.decisions += 1
+        between = isinstance(game.get_procedure(), Turn)
+        if self.kind != "all" and between != (self.kind == "between"):
+            return
         if self.rng.random_sample() >= self.share or len(root.children) < 2 or root.children[0].prior is None:
             return
         chosen = siblings(root.children, self.count, self.min_visits)
@@ -128,7 +133,7 @@ class SiblingRecorder:
         self.records.append({
             "key": self.key, "decision": self.decisions, "half": game.state.half,
             "turn": game.get_team_by_id(team_id).state.turn,
-            "between_actions": isinstance(game.get_procedure(), Turn),
+            "between_actions": between,
             "played": next((i for i, c in enumerate(chosen) if same_action(c.action, action)), None),
             "siblings": [{"kind": c.action.action_type.name, "prior": c.prior, "visits": c.visits, "q": c.value,
                           "replays": [replay(game, c.action, team_id, base + k, self.preset_name)
@@ -152,16 +157,18 @@ class GameSpec:
     min_visits: int
     rollouts: int
     board: int = 11
+    decisions: str = "all"
 
     @property
     def key(self) -> str:
-        return f"{self.board}p-{self.preset}-{self.iterations}-{self.side}-{self.seed}"
+        kind = "" if self.decisions == "all" else f"-{self.decisions}"
+        return f"{self.board}p-{self.preset}-{self.iterations}{kind}-{self.side}-{self.seed}"
 
 
 def play_game(spec: GameSpec) -> dict:
     """One game against `grod`: its score and searched decisions, and the records of those replayed."""
     recorder = SiblingRecorder(spec.key, spec.share, spec.siblings, spec.min_visits, spec.rollouts,
-                               spec.seed, spec.preset)
+                               spec.seed, spec.preset, spec.decisions)
     game, ours = probing.play_searching(spec.preset, spec.iterations, spec.side, spec.seed, recorder, board=spec.board)
     return {"key": spec.key, "score": [ours.state.score, game.get_opp_team(ours).state.score],
             "decisions": recorder.decisions, "records": recorder.records}
@@ -355,6 +362,8 @@ def main() -> None:
     parser.add_argument("--siblings", type=int, default=3, help="children replayed per decision, the first included")
     parser.add_argument("--min-visits", type=int, default=4, help="visits a child other than the first needs")
     parser.add_argument("--rollouts", type=int, default=4, help="paired replays of each child (2 or more)")
+    parser.add_argument("--decisions", default="all", choices=["all", "within", "between"],
+                        help="the decisions recorded: all, those within a player's action, or those between them")
     parser.add_argument("--seed", type=int, default=56000)
     parser.add_argument("--workers", type=int, default=1, help="games played at once")
     parser.add_argument("--backend", default="local", choices=["local", "ray"])
@@ -377,7 +386,7 @@ def main() -> None:
     if args.rollouts < 2:
         parser.error(f"--rollouts {args.rollouts}: at least 2 (the report halves them)")
     specs = [GameSpec(args.preset, args.iterations, ("home", "away")[i % 2], args.seed + i, args.share,
-                      args.siblings, args.min_visits, args.rollouts, args.board)
+                      args.siblings, args.min_visits, args.rollouts, args.board, args.decisions)
              for i in range(args.first_game, args.first_game + args.games)]
     play_missing(specs, play_game, args.out, workers=args.workers, backend=args.backend, ray_address=args.ray_address,
                  postfix=lambda games: f"{sum(len(g['records']) for g in games)} decisions replayed")
