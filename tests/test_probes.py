@@ -814,6 +814,7 @@ def test_the_sibling_probe_records_only_the_decisions_asked_for():
     assert record["between_actions"] and record["played"] == 0 and len(record["siblings"]) == 2
     assert module.GameSpec("default", 120, "home", 1, 0.2, 3, 4, 8, decisions="within").key == "11p-default-120-within-home-1"
 
+
 def test_the_sibling_probe_reports_each_judges_agreement_with_the_outcomes(tmp_path):
     module = sibling_probe()
 
@@ -844,6 +845,10 @@ def test_the_sibling_probe_reports_each_judges_agreement_with_the_outcomes(tmp_p
     means = [line for line in report.splitlines() if line.startswith("| all |")][2].strip("| ").split(" | ")[1:]
     search_sibling, search_first, leaf_sibling, leaf_first = (float(cell.split()[0]) for cell in means)
     assert search_sibling < 0 < search_first and leaf_first < 0 < leaf_sibling
+    # By the search's gap: where it puts the sibling below the first child the outcome is better, where 0.02 above, worse.
+    binned = [line for line in report.splitlines() if line.startswith("| all |")][3].strip("| ").split(" | ")[1:]
+    assert len(binned) == 4 and sum(int(cell.split()[-1].strip("()")) for cell in binned) == 24
+    assert float(binned[0].split()[0]) > 0 > float(binned[3].split()[0])
 
 
 def test_the_sibling_probes_fit_finds_what_the_leaf_features_add_to_the_leaf_value(tmp_path):

@@ -213,8 +213,10 @@ def by_game_interval(records: List[dict], statistic, draws: int = 2000, seed: in
     pairs = {k: [p for r in records if r["key"] == k for p in gaps(r)] for k in games}
     value = statistic([p for k in games for p in pairs[k]])
     rng = np.random.RandomState(seed)
-    boots = [statistic([p for i in rng.randint(0, len(games), len(games)) for p in pairs[games[i]]])
-             for _ in range(draws)]
+    boots = np.array([statistic([p for i in rng.randint(0, len(games), len(games)) for p in pairs[games[i]]])
+                      for _ in range(draws)])
+    if np.isnan(boots).all():  # no pair in any draw (an empty bin)
+        return value, float("nan"), float("nan")
     low, high = np.nanpercentile(boots, [2.5, 97.5])
     return value, float(low), float(high)
 
@@ -284,6 +286,24 @@ def report(path: Path, floor: float = 0.01) -> str:
                       "{:+.4f} ({:+.4f} to {:+.4f})".format(*by_game_interval(subset, mean_outcome(judge, False)))]
         preferences.append(f"| {name} | " + " | ".join(cells) + " |")
     out += spreads + preferences
+    # What a margin on the search's gap would keep: the outcome's mean gap by how far the search's
+    # mean value puts the sibling above the first child (the default asks 0.02 on this board).
+    bins = [(-np.inf, 0.0), (0.0, 0.01), (0.01, 0.02), (0.02, np.inf)]
+    names = ["below 0", "0 to 0.01", "0.01 to 0.02", "0.02 or more"]
+    out += ["", "| Pairs | " + " | ".join(f"Outcome's mean gap where the search's gap is {n} (pairs)" for n in names)
+            + " |", "|---|" + "---:|" * len(bins)]
+    for name, subset in subsets:
+        pairs = [p for r in subset for p in gaps(r)]
+        if len(pairs) < 3:
+            continue
+        cells = []
+        for low, high in bins:
+            def in_bin(pairs: List[Dict[str, float]], low=low, high=high) -> float:
+                chosen = [p["outcome"] for p in pairs if low <= p["search"] < high]
+                return float(np.mean(chosen)) if chosen else float("nan")
+            count = sum(low <= p["search"] < high for p in pairs)
+            cells.append("{:+.4f} ({:+.4f} to {:+.4f})".format(*by_game_interval(subset, in_bin)) + f" ({count})")
+        out.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
