@@ -808,8 +808,9 @@ def test_the_sibling_probe_records_only_the_decisions_asked_for():
     for kind in ("within", "between"):
         recorder = module.SiblingRecorder("k", 1.0, 2, 4, 2, 56000, "default", decisions=kind)
         recorder(game, result, run_in)
+        assert recorder.decisions == 1  # counted, recorded or not
         recorded[kind] = recorder.records
-    assert recorded["within"] == [] and recorder.decisions == 1
+    assert recorded["within"] == []
     [record] = recorded["between"]
     assert record["between_actions"] and record["played"] == 0 and len(record["siblings"]) == 2
     assert module.GameSpec("default", 120, "home", 1, 0.2, 3, 4, 8, decisions="within").key == "11p-default-120-within-home-1"

@@ -7,10 +7,11 @@ this probe makes its data and measures the shipped value on it first.
 
 An MCTS bot (the default unless --preset) plays `grod` on 11 players (--board) at a fixed number of
 iterations.
-At a share of its searched decisions (--share; with --decisions within or between, of those only: within a
-player's action, or between player actions, where one is started or the turn ended), the root's first child (the priors' choice) and up to
---siblings - 1 others, the most visited with at least --min-visits visits, are each played on private
-copies of the game with the same --rollouts dice seeds. Each replay keeps two positions from the
+At a share of its searched decisions (--share; with --decisions within or between, a share of those
+only: within a player's action, or between player actions, where one is started or the turn ended),
+the root's first child (the priors' choice) and up to --siblings - 1 others, the most visited with at
+least --min-visits visits, are each played on private copies of the game with the same --rollouts dice
+seeds. Each replay keeps two positions from the
 deciding team's view: the leaf, where the search would score the child (its player's action finished
 by the preset's rollout policy, `Search.rollout` with the "action" horizon), and the start of our next
 turn (the rest of ours by the default's knowledge, theirs by `grod`'s; or the half's end, or the game's).
@@ -21,7 +22,9 @@ rank the leaves as the next turns rank them; and the touchdowns scored in betwee
 the search's (mean values), the leaf value's (its mean over the replays) and the outcome's (the value
 where our next turn starts, mean over the replays): their correlation and sign agreement, with 95%
 intervals by game, between player actions and within them, and the outcome's own split-half
-reliability (seeds halved), which bounds what any judgement of the leaves could reach. --fit asks
+reliability (seeds halved), which bounds what any judgement of the leaves could reach; and the
+outcome's mean gap by the search's own gap (below 0, to 0.01, to 0.02, beyond: the last is where the
+default's margin lets it overrule its priors on this board). --fit asks
 whether the leaf's features say more about the outcome's gap than the leaf value does: each pair's gap
 predicted from the other games' pairs (folds by game), by the leaf value's gap rescaled and by it with
 the features' gaps (ridge), against predicting no gap.
@@ -33,6 +36,7 @@ machine or with --backend ray on a Ray cluster.
     .venv/bin/python docs/probes/sibling_outcomes.py --games 8 --workers 2 --iterations 120 --share 0.2 --seed 56000 --out results/siblings.jsonl
     .venv/bin/python docs/probes/sibling_outcomes.py --report --out results/siblings.jsonl
     .venv/bin/python docs/probes/sibling_outcomes.py --fit --out results/siblings.jsonl
+    .venv/bin/python docs/probes/sibling_outcomes.py --decisions within --games 24 --workers 2 --iterations 120 --share 0.25 --rollouts 8 --seed 60000 --out results/siblings-within8.jsonl
 """
 import argparse
 import sys
