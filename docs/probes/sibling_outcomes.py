@@ -42,7 +42,7 @@ import argparse
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 import botbowl
 import numpy as np
@@ -225,6 +225,14 @@ def by_game_interval(records: List[dict], statistic, draws: int = 2000, seed: in
     return value, float(low), float(high)
 
 
+def _mean_outcome(keep: Callable[[Dict[str, float]], bool]) -> Callable[[List[Dict[str, float]]], float]:
+    """A statistic of pairs: the outcome's mean gap over those `keep` selects (nan if none)."""
+    def statistic(pairs: List[Dict[str, float]]) -> float:
+        chosen = [p["outcome"] for p in pairs if keep(p)]
+        return float(np.mean(chosen)) if chosen else float("nan")
+    return statistic
+
+
 def report(path: Path, floor: float = 0.01) -> str:
     games, records = read_records(path)
     if not records:
@@ -259,11 +267,9 @@ def report(path: Path, floor: float = 0.01) -> str:
                    f"| {cell(subset, lambda p: _correlation(p, 'leaf', 'outcome'))} "
                    f"| {cell(subset, lambda p: _agreement(p, 'search', floor))} "
                    f"| {cell(subset, lambda p: _agreement(p, 'leaf', floor))} | {reliability(subset):.2f} |")
-    def mean_outcome(judge: str, sibling: bool):
-        def statistic(pairs: List[Dict[str, float]]) -> float:
-            chosen = [p["outcome"] for p in pairs if (p[judge] > 0) == sibling]
-            return float(np.mean(chosen)) if chosen else float("nan")
-        return statistic
+    def gap_cell(subset: List[dict], keep: Callable[[Dict[str, float]], bool]) -> str:
+        # The outcome's mean gap over the pairs `keep` selects, with its interval by game.
+        return "{:+.4f} ({:+.4f} to {:+.4f})".format(*by_game_interval(subset, _mean_outcome(keep)))
 
     # How far apart the siblings are by each judge (the outcome's true spread is the part of its spread
     # that its reliability says is not the dice), and whether a judge's preference carries information:
@@ -285,9 +291,8 @@ def report(path: Path, floor: float = 0.01) -> str:
         cells = []
         for judge in ("search", "leaf"):
             count = sum(p[judge] > 0 for p in pairs)
-            cells += ["{:+.4f} ({:+.4f} to {:+.4f})".format(*by_game_interval(subset, mean_outcome(judge, True)))
-                      + f" ({count})",
-                      "{:+.4f} ({:+.4f} to {:+.4f})".format(*by_game_interval(subset, mean_outcome(judge, False)))]
+            cells += [gap_cell(subset, lambda p, judge=judge: p[judge] > 0) + f" ({count})",
+                      gap_cell(subset, lambda p, judge=judge: p[judge] <= 0)]
         preferences.append(f"| {name} | " + " | ".join(cells) + " |")
     out += spreads + preferences
     # What a margin on the search's gap would keep: the outcome's mean gap by how far the search's
@@ -302,11 +307,8 @@ def report(path: Path, floor: float = 0.01) -> str:
             continue
         cells = []
         for low, high in bins:
-            def in_bin(pairs: List[Dict[str, float]], low=low, high=high) -> float:
-                chosen = [p["outcome"] for p in pairs if low <= p["search"] < high]
-                return float(np.mean(chosen)) if chosen else float("nan")
             count = sum(low <= p["search"] < high for p in pairs)
-            cells.append("{:+.4f} ({:+.4f} to {:+.4f})".format(*by_game_interval(subset, in_bin)) + f" ({count})")
+            cells.append(gap_cell(subset, lambda p, low=low, high=high: low <= p["search"] < high) + f" ({count})")
         out.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
