@@ -55,3 +55,12 @@ def test_a_dead_link_is_found(tmp_path):
     page.write_text("[ok](other.md#a-heading-1) [gone](missing.md) [no section](other.md#b) "
                     "[here](#here)\n\n## Here\n")
     assert dead_links(page) == ["missing.md: no such file", "other.md#b: no such section"]
+
+
+def test_every_named_preset_is_in_the_presets_table():
+    """docs/ablations.md's table of the named presets is where a reader looks a preset up: a preset
+    added to `PRESETS` without a row there is one nobody can find out about."""
+    from mcts_bot import PRESETS
+
+    table = (ROOT / "docs" / "ablations.md").read_text()
+    assert [name for name in sorted(PRESETS) if f"`{name}`" not in table] == []
