@@ -174,18 +174,21 @@ class MCTSBot(botbowl.Agent):
 
     def _decide(self, game: botbowl.Game, start: float) -> Action:
         previous, self._last_action = self._last_action, None
-        reused = self._reusable(game)
-        forced = None if previous is None else \
+        follow_up = None if previous is None else \
             game_actions.follow_up(game, previous, self.preset.end_moves, self._carried_before)
-        if forced is None:
-            choices = self.preset.legal_actions(game)
-            if not choices:
-                return self._safe(game)
-            forced = choices[0] if len(choices) == 1 else None
-        if forced is not None:
+        if follow_up is not None:
+            # The tree's edge for the last action took its follow-up too (END_PLAYER_TURN after a move,
+            # END_SETUP after a formation): its outcomes are the states after both, so the edge is
+            # looked up in only once the follow-up is played.
+            return follow_up
+        reused = self._reusable(game)
+        choices = self.preset.legal_actions(game)
+        if not choices:
+            return self._safe(game)
+        if len(choices) == 1:
             # No search, but the tree of the last one may still hold the state this leads to.
-            self._played = self._edge(reused, forced)
-            return forced
+            self._played = self._edge(reused, choices[0])
+            return choices[0]
         team = game.active_team
         clock_seconds = timing.time_for_decision(game, team)
         if clock_seconds is not None and self.workers.count > 1:

@@ -197,3 +197,54 @@ def test_tree_reuse_survives_forced_decisions():
         assert bot.totals.reused_trees > 0
     assert len(after_forced) > 20, "the games must have searches that follow a forced decision"
     assert sum(after_forced) > 0, "no search after a forced decision went on from the earlier tree"
+
+
+class MoveFollowUpWatch(botbowl.Agent):
+    """Wraps an MCTSBot: at each search that comes right after a searched MOVE and the
+    END_PLAYER_TURN that follows it, whether the move's edge holds the state reached, and whether
+    the search went on from it."""
+
+    def __init__(self, bot):
+        super().__init__(bot.name)
+        self.bot = bot
+        self.edge = None  # the searched MOVE's edge, while its follow-up is still to come or just played
+        self.followed = False
+        self.cases = []
+
+    def new_game(self, game, team):
+        self.bot.new_game(game, team)
+
+    def end_game(self, game):
+        self.bot.end_game(game)
+
+    def act(self, game):
+        from botbowl.core import ActionType
+
+        from mcts_bot.adapter.hashing import game_state_hash
+        in_tree = self.followed and game_state_hash(game) in self.edge.outcomes
+        searches, reused = self.bot.totals.searches, self.bot.totals.reused_trees
+        action = self.bot.act(game)
+        searched = self.bot.totals.searches > searches
+        if searched and self.followed:
+            self.cases.append((in_tree, self.bot.totals.reused_trees > reused))
+        if searched:
+            chosen = self.bot.last_choice
+            self.edge = chosen if chosen is not None and chosen.action.action_type == ActionType.MOVE else None
+            self.followed = False
+        elif self.edge is not None and not self.followed and action.action_type == ActionType.END_PLAYER_TURN:
+            self.followed = True
+        else:
+            self.edge, self.followed = None, False
+        return action
+
+
+def test_tree_reuse_goes_on_after_a_moves_follow_up():
+    # With end_moves a MOVE's edge takes its END_PLAYER_TURN too, so its outcomes are the states after
+    # both: the search after the follow-up starts from the edge's outcome whenever the tree has it
+    # (the agent once looked the state up one decision early, after the MOVE alone, and lost the tree
+    # after every searched move).
+    watch = MoveFollowUpWatch(mcts_bot.MCTSBot(seconds=None, iterations=60, seed=12))
+    play_full_game(watch, board=3, seed=12)
+    in_tree = [reused for found, reused in watch.cases if found]
+    assert len(in_tree) >= 5, f"the game must reach states the move's edge holds: {watch.cases}"
+    assert all(in_tree), f"a search after a move's follow-up did not go on from the tree: {watch.cases}"
