@@ -94,6 +94,39 @@ def test_mid_rollout_failure_leaves_the_real_game_alone():
     assert game_snapshot(game) == before
 
 
+def test_a_refused_playout_action_ends_that_playout_not_the_search(caplog):
+    # A rollout policy with a blind spot (here every 5th action one botbowl refuses mid-turn): each
+    # such playout is scored where it stands, the search plays all its iterations, the refusal is logged.
+    from botbowl.core import Action, ActionType
+
+    calls = {"n": 0}
+
+    def blind_policy(game, rng):
+        calls["n"] += 1
+        return Action(ActionType.END_SETUP) if calls["n"] % 5 == 0 else random_rollout_policy(game, rng)
+
+    game = turn_position(3, seed=4)
+    before = game_snapshot(game)
+    with caplog.at_level(logging.ERROR, logger="mcts_bot"):
+        result = mcts_bot.run_search(game, budget=mcts_bot.Budget(iterations=40), rng=np.random.RandomState(0),
+                                     preset=mcts_bot.configure("default", rollouts=True, rollout_policy=blind_policy))
+    assert calls["n"] >= 5, "the policy must have been asked for a refused action"
+    assert result.stats.error is None and result.stats.iterations == 40
+    assert any("refused a playout's action" in r.getMessage() for r in caplog.records)
+    assert game_snapshot(game) == before
+
+
+def test_a_failure_in_the_first_iteration_is_reported_not_raised():
+    # The root's children exist, none has been stepped into: the search reports the error it met
+    # (not a failure of its own statistics on an empty tree).
+    game = turn_position(3, seed=4)
+    result = mcts_bot.run_search(game, budget=mcts_bot.Budget(iterations=10), rng=np.random.RandomState(0),
+                                 preset=mcts_bot.configure("default", tree_policy=raising("tree policy down")))
+    assert result.root.children and not any(child.outcomes for child in result.root.children)
+    assert "tree policy down" in (result.stats.error or "") and result.stats.iterations == 0
+    assert (result.stats.depth_min, result.stats.depth_max, result.stats.depth_mean) == (0, 0, 0.0)
+
+
 def test_next_decision_starts_clean():
     failing = {"on": True}
 

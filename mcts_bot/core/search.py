@@ -319,7 +319,14 @@ class Search:
                 return
             if self.deadline is not None and time.perf_counter() >= self.deadline:
                 return
-            self.step(self.preset.rollout_policy(self.game, self.rng))
+            try:
+                self.step(self.preset.rollout_policy(self.game, self.rng))
+            except InvalidActionError as exc:
+                # botbowl refused the policy's action before changing anything: the leaf is scored
+                # where the playout stands, and the search goes on (a policy's blind spot costs one
+                # playout its end, not the decision its iterations).
+                log_failure_once(exc, "botbowl refused a playout's action; that playout ended there")
+                return
 
 
 class _StaleNode(Exception):
@@ -344,7 +351,8 @@ def decided(root: ActionNode, iterations_left: float) -> bool:
 
 def tree_shape(root: ActionNode) -> tuple:
     """(nodes, min, max and mean depth of the leaves), counting ActionNodes and ChanceNodes as nodes
-    and depth in decisions (ActionNode levels) below the root."""
+    and depth in decisions (ActionNode levels) below the root; depths 0 where no child of the root was
+    stepped into (a search stopped in its first iteration)."""
     nodes, depths = 0, []
     stack = [(root, 0)]
     while stack:
@@ -354,6 +362,8 @@ def tree_shape(root: ActionNode) -> tuple:
             depths.append(depth)
         for child in node.children:
             stack.extend((outcome, depth + 1) for outcome in child.outcomes.values())
+    if not depths:
+        return nodes, 0, 0, 0.0
     return nodes, min(depths), max(depths), sum(depths) / len(depths)
 
 
