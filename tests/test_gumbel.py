@@ -116,3 +116,17 @@ def test_a_whole_game_with_gumbel_at_the_root_is_legal():
     game.init()
     assert game.state.game_over and bot.decisions > 0 and bot.illegal == []
     assert bot.totals.searches > 0 and bot.totals.errors == 0
+
+
+def test_a_rebuilt_root_is_drawn_again():
+    # A stale root is rebuilt with new children (`Search.iterate`): the halving draws from them, and
+    # has no choice of its own until it has selected among them.
+    root = root_with_priors([1 / 8] * 8)
+    halving = run_halving(root, [0.5] * 8, iterations=40)
+    assert halving.choice() is not None
+    fresh = root_with_priors([1 / 4] * 4)
+    root.children, root.actions = [], fresh.actions
+    assert halving.choice() is None
+    root.children = fresh.children
+    assert halving.select() in root.children
+    assert all(candidate in root.children for candidate in halving.candidates)

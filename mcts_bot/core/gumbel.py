@@ -79,6 +79,7 @@ class SequentialHalving:
         self._noisy_logit = {id(children[i]): float(noisy[i]) for i in range(len(children))}
         self._visits_before = {id(child): child.visits for child in children}
         self.phases = max(1, math.ceil(math.log2(len(self.candidates))))
+        self.phase = 0
 
     def _q(self, child: ChanceNode) -> float:
         return 1.0 - child.value if self.root.is_opponent else child.value
@@ -96,17 +97,24 @@ class SequentialHalving:
             self.phase += 1
         self.phase = max(self.phase, phase)
 
+    def _drawn(self) -> bool:
+        """Whether the candidates are drawn and still the root's children (a stale root is rebuilt
+        with new children: `Search.iterate`)."""
+        children = {id(child) for child in self.root.children}
+        return bool(self.candidates) and all(id(c) in children for c in self.candidates)
+
     def select(self) -> ChanceNode:
         """The candidate with the fewest visits in this search, after halving to the budget's phase."""
-        if not self.candidates:
+        if not self._drawn():
             self._draw()
         self._halve_to(min(self.phases - 1, int(self.progress() * self.phases)))
         scores = self.scores()
         return min(self.candidates, key=lambda c: (c.visits - self._visits_before[id(c)], -scores[id(c)]))
 
     def choice(self) -> Optional[ChanceNode]:
-        """The survivor with the best score among those visited; None before any selection."""
-        if not self.candidates:
+        """The survivor with the best score among those visited; None before any selection (or since
+        the root was rebuilt)."""
+        if not self._drawn():
             return None
         scores = self.scores()
         visited = [c for c in self.candidates if c.visits]
