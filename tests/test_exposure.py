@@ -29,6 +29,22 @@ def test_exposure_says_how_the_opponents_could_get_at_the_carrier(ours, theirs, 
     assert exposure(game, game.active_team.players[0]) == expected
 
 
+@pytest.mark.parametrize("blitzer,shipped,rules", [
+    ((13, 7), "exposed_open", "exposed_open"),   # 6 squares to his side, the block the 7th of MA 7
+    ((14, 7), "exposed_open", "exposed_dice"),   # 7 squares: the block takes a go-for-it
+    ((15, 7), "exposed_dice", "exposed_dice"),   # 8 squares: two go-for-its with the block
+    ((16, 7), "exposed_dice", "exposed_none"),   # 9 squares: no blitz at all (MA 7 + 2 with the block)
+])
+def test_the_blitzs_block_costs_a_square_by_the_rules_not_in_the_shipped_knowledge(blitzer, shipped, rules,
+                                                                                   monkeypatch):
+    from mcts_bot.knowledge import exposure as exposure_module
+    game = arranged_position(11, "home", ours={0: (6, 7)}, theirs={0: blitzer}, carrier=0)
+    carrier = game.active_team.players[0]
+    assert exposure_module.BLITZ_BLOCK_COST == 0 and exposure(game, carrier) == shipped
+    monkeypatch.setattr(exposure_module, "BLITZ_BLOCK_COST", 1)
+    assert exposure(game, carrier) == rules
+
+
 @pytest.mark.parametrize("side", ["home", "away"])
 def test_the_grid_judges_each_square_as_if_the_carrier_moved_there(side):
     # A cage around (6, 7); the carrier still stands at (10, 7), in the way of nobody once he moves.

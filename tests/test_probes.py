@@ -31,7 +31,7 @@ import mcts_bot
 from mcts_bot.harness import collect, training
 from mcts_bot.harness.bots import load_agent_class
 from mcts_bot.harness.games import make_game
-from mcts_bot.knowledge import features, grod
+from mcts_bot.knowledge import exposure, features, grod
 from mcts_bot.knowledge.exposure import DICE, EXPOSURES, MARKED, OPEN, exposure_grid
 from mcts_bot.knowledge.grod import Board
 
@@ -61,7 +61,7 @@ def probes():
                                         "SpreadKickGrod", "LineReceiveGrod", "OwnFrameGrod", "OpenCageGrod",
                                         "OpenCagePairGrod", "BlocksFirstGrod", "OwnFrameWeightsGrod", "KickFirstGrod",
                                         "DesperateGrod", "FreeSupportGrod", "KeepClosedGrod", "DryBeforeCarrierGrod",
-                                        "DryOffenceGrod", "LaneOwnFrameGrod", "RelayGrod"])
+                                        "DryOffenceGrod", "LaneOwnFrameGrod", "RelayGrod", "BlitzCostGrod"])
 def test_each_probe_plays_a_legal_game_and_restores_grod(class_name, monkeypatch):
     monkeypatch.setenv("GROD_WEIGHTS", "TURNOVER_BASE=3")
     bot = legality_checked(load_agent_class(PROBES, class_name))(class_name, seed=1)
@@ -69,6 +69,7 @@ def test_each_probe_plays_a_legal_game_and_restores_grod(class_name, monkeypatch
     game.init()
     assert game.state.game_over and bot.decisions > 20 and bot.illegal == []
     assert all(getattr(grod, name) is value for name, value in SHIPPED.items())
+    assert exposure.BLITZ_BLOCK_COST == 0
 
 
 def test_weights_are_read_from_the_environment_with_clear_errors():

@@ -323,6 +323,22 @@ class OwnFrameGrod(GrodBot):
         super().__init__(name, seed, exposure=True, own_frame=True)
 
 
+class BlitzCostGrod(OwnFrameGrod):
+    """The default's knowledge with the blitz's block costing its square of movement in the carrier's
+    exposure, as the rules have it (`exposure.BLITZ_BLOCK_COST = 1`; shipped: 0): an opponent who
+    walks MA squares to the carrier's side reaches him only with a go-for-it, one MA + 2 away not at all."""
+
+    def __init__(self, name: str = "grod-blitz-cost", seed: Optional[int] = None):
+        super().__init__(name, seed)
+
+    def act(self, game: botbowl.Game) -> Action:
+        saved, exposure.BLITZ_BLOCK_COST = exposure.BLITZ_BLOCK_COST, 1
+        try:
+            return super().act(game)
+        finally:
+            exposure.BLITZ_BLOCK_COST = saved
+
+
 class PatchedOwnFrameGrod(Patched, OwnFrameGrod):
     """The default's knowledge deciding with `self.patch` in place of the shipped module attributes."""
 

@@ -21,6 +21,11 @@ EXPOSURES = ("exposed_marked",  # a standing opponent beside him: a block with n
 MARKED, OPEN, DICE, NONE = range(len(EXPOSURES))
 GFIS = 2  # go-for-its a player may add to his MA
 STAND_UP = 3  # squares of movement it costs to stand up
+# Squares of movement a blitz's block costs: 1 by the rules (botbowl's BlitzAction; a blitzer at MA
+# steps from the carrier's side needs a go-for-it to block him). The shipped knowledge counts 0, as
+# its weights were fitted with; 1 is measured as a variant first (docs/probes/grod_variants.py,
+# `BlitzCostGrod`).
+BLITZ_BLOCK_COST = 0
 
 def _spread(starts: List[Tuple[int, Tuple[int, int]]], open_: np.ndarray, stops: Optional[np.ndarray]) \
         -> np.ndarray:
@@ -62,7 +67,8 @@ def reach(game: botbowl.Game, team: botbowl.Team, carrier: Optional[botbowl.Play
           moved: Optional[Tuple[botbowl.Player, Optional[botbowl.Square]]] = None) \
         -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Where `team`'s opponents can be in their next turn, as three boolean grids: the squares they
-    reach with no dice, with dice, and those of their players exerting a tackle zone now; `carrier`,
+    reach with no dice, with dice (each less the blitz's block, `BLITZ_BLOCK_COST`), and those of
+    their players exerting a tackle zone now; `carrier`,
     if given, taken off the pitch first; `moved`, a teammate and a square (None: off the pitch), as if
     he stood there instead."""
     board = game.state.pitch.board
@@ -90,7 +96,7 @@ def reach(game: botbowl.Game, team: botbowl.Team, carrier: Optional[botbowl.Play
         start = (player.position.x, player.position.y)
         if player.has_tackle_zone():
             marks[start[1], start[0]] = True
-        moves = player.get_ma() - (0 if player.state.up else STAND_UP)
+        moves = player.get_ma() - (0 if player.state.up else STAND_UP) - BLITZ_BLOCK_COST
         if moves >= 0:
             walks.append((moves, start))
         runs.append((max(moves, 0) + GFIS, start))
