@@ -23,8 +23,8 @@ GFIS = 2  # go-for-its a player may add to his MA
 STAND_UP = 3  # squares of movement it costs to stand up
 # Squares of movement a blitz's block costs: 1 by the rules (botbowl's BlitzAction; a blitzer at MA
 # steps from the carrier's side needs a go-for-it to block him). The shipped knowledge counts 0, as
-# its weights were fitted with; 1 is measured as a variant first (docs/probes/grod_variants.py,
-# `BlitzCostGrod`).
+# its prices were fitted with; 1 as a variant (docs/probes/grod_variants.py, `BlitzCostGrod`) scored
+# 49% head to head without search over 400 games (docs/bot-bowl-board.md): not kept.
 BLITZ_BLOCK_COST = 0
 
 def _spread(starts: List[Tuple[int, Tuple[int, int]]], open_: np.ndarray, stops: Optional[np.ndarray]) \
