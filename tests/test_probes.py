@@ -42,7 +42,8 @@ PROBE_DIR = Path(__file__).resolve().parents[1] / "docs" / "probes"
                                                      "scoring_chances.py", "open_carrier.py"))
 SHIPPED = {name: getattr(grod, name)
            for name in ("knockdown_value", "best_plan", "price", "TURNOVER_BASE", "CLOSE_VALUE", "Board",
-                        "position_map", "LOSE_BY_EXPOSURE_THIN", "FORMATIONS_KICK", "FORMATIONS_RECEIVE")}
+                        "position_map", "LOSE_BY_EXPOSURE_THIN", "FORMATIONS_KICK", "FORMATIONS_RECEIVE",
+                        "PATHS_WITH_REROLL")}
 
 
 def bot_probe(path: Path, bot: str):
@@ -61,7 +62,8 @@ def probes():
                                         "SpreadKickGrod", "LineReceiveGrod", "OwnFrameGrod", "OpenCageGrod",
                                         "OpenCagePairGrod", "BlocksFirstGrod", "OwnFrameWeightsGrod", "KickFirstGrod",
                                         "DesperateGrod", "FreeSupportGrod", "KeepClosedGrod", "DryBeforeCarrierGrod",
-                                        "DryOffenceGrod", "LaneOwnFrameGrod", "RelayGrod", "BlitzCostGrod"])
+                                        "DryOffenceGrod", "LaneOwnFrameGrod", "RelayGrod", "BlitzCostGrod",
+                                        "RerollPathsGrod"])
 def test_each_probe_plays_a_legal_game_and_restores_grod(class_name, monkeypatch):
     monkeypatch.setenv("GROD_WEIGHTS", "TURNOVER_BASE=3")
     bot = legality_checked(load_agent_class(PROBES, class_name))(class_name, seed=1)

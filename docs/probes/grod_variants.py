@@ -343,6 +343,16 @@ class PatchedOwnFrameGrod(Patched, OwnFrameGrod):
     """The default's knowledge deciding with `self.patch` in place of the shipped module attributes."""
 
 
+class RerollPathsGrod(PatchedOwnFrameGrod):
+    """The default's knowledge pricing its players' paths (moves, pick-ups, runs to score) with the
+    team re-roll while it has one (`grod.PATHS_WITH_REROLL`), as it prices passes and hand-offs
+    already: botbowl offers the re-roll on a failed dodge, go-for-it or pick-up, and `grod` takes it."""
+    patch = {"PATHS_WITH_REROLL": True}
+
+    def __init__(self, name: str = "grod-reroll-paths", seed: Optional[int] = None):
+        super().__init__(name, seed)
+
+
 # -- their cage opened before the blitz: blocks on its guards and markers beside their carrier priced by
 #    the attack on him they improve
 def attack_dice(game: botbowl.Game, attacker: botbowl.Player, square: botbowl.Square, defender: botbowl.Player,
