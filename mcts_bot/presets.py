@@ -61,10 +61,10 @@ the default's search within them (head to head against the default 48.8% over 40
 common random numbers), so that the search compares siblings on the same luck.
 
 `default-threat-heuristic` is today's default with the hand-made threat heuristic at the leaves, the
-leaf the default had before the learned value (up to commit 2377935). `previous` is the default before the knowledge-based
-search (commit 2fa6f01): progress heuristic, best-prior-first expansion with progressive widening,
-normalised UCB1. The other presets each take one idea out of the default, for the README's
-measurements of what each is worth.
+leaf the default had before the learned value (up to commit 2377935). `previous` is the default
+before the knowledge-based search (commit 2fa6f01): progress heuristic, best-prior-first expansion
+with progressive widening, normalised UCB1. The other presets each take one idea out of the default,
+for the README's measurements of what each is worth.
 """
 from __future__ import annotations
 

@@ -26,16 +26,16 @@ from mcts_bot.knowledge.heuristics import block_dice
 
 
 @contextmanager
-def patched(values: Dict[str, object]) -> Iterator[None]:
-    """`grod`'s module attributes set to `values` for the duration."""
-    saved = {name: getattr(grod, name) for name in values}
+def patched(values: Dict[str, object], module=grod) -> Iterator[None]:
+    """`module`'s attributes (`grod`'s unless said) set to `values` for the duration."""
+    saved = {name: getattr(module, name) for name in values}
     for name, value in values.items():
-        setattr(grod, name, value)
+        setattr(module, name, value)
     try:
         yield
     finally:
         for name, value in saved.items():
-            setattr(grod, name, value)
+            setattr(module, name, value)
 
 
 class Patched:
@@ -332,11 +332,8 @@ class BlitzCostGrod(OwnFrameGrod):
         super().__init__(name, seed)
 
     def act(self, game: botbowl.Game) -> Action:
-        saved, exposure.BLITZ_BLOCK_COST = exposure.BLITZ_BLOCK_COST, 1
-        try:
+        with patched({"BLITZ_BLOCK_COST": 1}, exposure):
             return super().act(game)
-        finally:
-            exposure.BLITZ_BLOCK_COST = saved
 
 
 class PatchedOwnFrameGrod(Patched, OwnFrameGrod):

@@ -27,6 +27,7 @@ STAND_UP = 3  # squares of movement it costs to stand up
 # 49% head to head without search over 400 games (docs/bot-bowl-board.md): not kept.
 BLITZ_BLOCK_COST = 0
 
+
 def _spread(starts: List[Tuple[int, Tuple[int, int]]], open_: np.ndarray, stops: Optional[np.ndarray]) \
         -> np.ndarray:
     """The squares some walker reaches, as a boolean grid: each of `starts` is (steps, square), at
